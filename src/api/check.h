@@ -1,0 +1,111 @@
+/* Argument checking shared by the API entry points. Always on: each check is
+ * a compare or a table lookup, cheap next to the message itself. Each
+ * returns MPI_SUCCESS or the error class already passed through the
+ * communicator's error handler (so the caller just returns it). */
+#ifndef FERRY_API_CHECK_H
+#define FERRY_API_CHECK_H
+#include <mpi.h>
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/error.h"
+#include "core/request.h"
+#include "core/runtime.h"
+#include "core/util.h"
+
+#define FERRY_TAG_UB 0x7fffffff
+
+static inline int check_init(const char *fn)
+{
+    if (FERRY_UNLIKELY(ferry_rt.state != FERRY_INITIALIZED))
+        return ferry_error(NULL, MPI_ERR_OTHER, fn,
+                           ferry_rt.state == FERRY_PRE_INIT ? "called before MPI_Init" : "called after MPI_Finalize");
+    return MPI_SUCCESS;
+}
+
+static inline int check_comm(MPI_Comm h, struct ferry_comm **c, const char *fn)
+{
+    int rc = check_init(fn);
+    if (rc)
+        return rc;
+    *c = ferry_comm_get(h);
+    if (!*c)
+        return ferry_error(NULL, MPI_ERR_COMM, fn, h == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL"
+                                                                   : "invalid communicator handle 0x%x", (unsigned)h);
+    return MPI_SUCCESS;
+}
+
+static inline int check_count(struct ferry_comm *c, int count, const char *fn)
+{
+    if (count < 0)
+        return ferry_error(c, MPI_ERR_COUNT, fn, "negative count %d", count);
+    return MPI_SUCCESS;
+}
+
+static inline int check_type(struct ferry_comm *c, MPI_Datatype h, struct ferry_datatype **dt, const char *fn)
+{
+    *dt = ferry_datatype_get(h);
+    if (!*dt)
+        return ferry_error(c, MPI_ERR_TYPE, fn, h == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL"
+                                                                     : "invalid datatype handle 0x%x", (unsigned)h);
+    return MPI_SUCCESS;
+}
+
+static inline int check_buf(struct ferry_comm *c, const void *buf, int count, const struct ferry_datatype *dt,
+                            const char *fn)
+{
+    /* MPI_BOTTOM is NULL, legal with derived types holding absolute
+     * addresses; with a predefined type a NULL buffer is a mistake. */
+    if (!buf && count > 0 && dt->size > 0 && dt->predefined)
+        return ferry_error(c, MPI_ERR_BUFFER, fn, "NULL buffer with count %d", count);
+    return MPI_SUCCESS;
+}
+
+/* Destination rank of a send: a rank of c or MPI_PROC_NULL. */
+static inline int check_dest(struct ferry_comm *c, int rank, const char *fn)
+{
+    if (rank == MPI_PROC_NULL || (rank >= 0 && rank < c->size))
+        return MPI_SUCCESS;
+    return ferry_error(c, MPI_ERR_RANK, fn, "invalid rank %d (communicator has %d ranks)", rank, c->size);
+}
+
+/* Source rank of a receive: also MPI_ANY_SOURCE. */
+static inline int check_source(struct ferry_comm *c, int rank, const char *fn)
+{
+    if (rank == MPI_ANY_SOURCE)
+        return MPI_SUCCESS;
+    return check_dest(c, rank, fn);
+}
+
+static inline int check_send_tag(struct ferry_comm *c, int tag, const char *fn)
+{
+    if (tag >= 0 && tag <= FERRY_TAG_UB)
+        return MPI_SUCCESS;
+    return ferry_error(c, MPI_ERR_TAG, fn, "invalid tag %d for a send (must be 0..%d)", tag, FERRY_TAG_UB);
+}
+
+static inline int check_recv_tag(struct ferry_comm *c, int tag, const char *fn)
+{
+    if (tag == MPI_ANY_TAG || (tag >= 0 && tag <= FERRY_TAG_UB))
+        return MPI_SUCCESS;
+    return ferry_error(c, MPI_ERR_TAG, fn, "invalid tag %d for a receive (must be 0..%d or MPI_ANY_TAG)", tag,
+                       FERRY_TAG_UB);
+}
+
+/* The common prologue of every point-to-point call. */
+static inline int check_p2p(MPI_Comm comm, const void *buf, int count, MPI_Datatype type, int rank, int tag,
+                            int is_send, struct ferry_comm **c, struct ferry_datatype **dt, const char *fn)
+{
+    int rc;
+    if ((rc = check_comm(comm, c, fn)) || (rc = check_count(*c, count, fn)) || (rc = check_type(*c, type, dt, fn)) ||
+        (rc = check_buf(*c, buf, count, *dt, fn)))
+        return rc;
+    if (is_send)
+        rc = check_dest(*c, rank, fn) ? MPI_ERR_RANK : check_send_tag(*c, tag, fn);
+    else
+        rc = check_source(*c, rank, fn) ? MPI_ERR_RANK : check_recv_tag(*c, tag, fn);
+    return rc;
+}
+
+#define FERRY_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#endif

@@ -1,0 +1,119 @@
+/* Datatype queries and message element counts. */
+#include "api/check.h"
+#include <stdio.h>
+#include <string.h>
+
+static int check_dt(MPI_Datatype type, struct ferry_datatype **dt, const char *fn)
+{
+    int rc = check_init(fn);
+    return rc ? rc : check_type(NULL, type, dt, fn);
+}
+
+#pragma weak MPI_Type_size = PMPI_Type_size
+int PMPI_Type_size(MPI_Datatype type, int *size)
+{
+    struct ferry_datatype *dt;
+    int rc = check_dt(type, &dt, "MPI_Type_size");
+    if (rc)
+        return rc;
+    *size = dt->size > 0x7fffffff ? MPI_UNDEFINED : (int)dt->size;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+int PMPI_Type_size_x(MPI_Datatype type, MPI_Count *size)
+{
+    struct ferry_datatype *dt;
+    int rc = check_dt(type, &dt, "MPI_Type_size_x");
+    if (rc)
+        return rc;
+    *size = (MPI_Count)dt->size;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+int PMPI_Type_get_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
+{
+    struct ferry_datatype *dt;
+    int rc = check_dt(type, &dt, "MPI_Type_get_extent");
+    if (rc)
+        return rc;
+    *lb = dt->lb;
+    *extent = dt->extent;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+int PMPI_Type_get_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
+{
+    struct ferry_datatype *dt;
+    int rc = check_dt(type, &dt, "MPI_Type_get_extent_x");
+    if (rc)
+        return rc;
+    *lb = dt->lb;
+    *extent = dt->extent;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+int PMPI_Type_get_true_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
+{
+    struct ferry_datatype *dt;
+    int rc = check_dt(type, &dt, "MPI_Type_get_true_extent");
+    if (rc)
+        return rc;
+    *lb = dt->true_lb;
+    *extent = dt->true_extent;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_get_name = PMPI_Type_get_name
+int PMPI_Type_get_name(MPI_Datatype type, char *name, int *resultlen)
+{
+    struct ferry_datatype *dt;
+    int rc = check_dt(type, &dt, "MPI_Type_get_name");
+    if (rc)
+        return rc;
+    snprintf(name, MPI_MAX_OBJECT_NAME, "%s", dt->name ? dt->name : "");
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_count = PMPI_Get_count
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype type, int *count)
+{
+    struct ferry_datatype *dt;
+    int rc = check_dt(type, &dt, "MPI_Get_count");
+    if (rc)
+        return rc;
+    size_t bytes = ferry_status_bytes(status);
+    if (dt->size == 0)
+        *count = 0;
+    else if (bytes % dt->size || bytes / dt->size > 0x7fffffff)
+        *count = MPI_UNDEFINED;
+    else
+        *count = (int)(bytes / dt->size);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype type, MPI_Count *count)
+{
+    struct ferry_datatype *dt;
+    int rc = check_dt(type, &dt, "MPI_Get_elements_x");
+    if (rc)
+        return rc;
+    *count = ferry_dt_elements(dt, ferry_status_bytes(status));
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_elements = PMPI_Get_elements
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype type, int *count)
+{
+    MPI_Count n;
+    int rc = PMPI_Get_elements_x(status, type, &n);
+    if (rc)
+        return rc;
+    *count = n > 0x7fffffff ? MPI_UNDEFINED : (int)n;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,153 @@
+/* Environment: Init/Finalize and their queries, Abort, versions, processor
+ * name, timers, Alloc_mem/Free_mem. */
+#include "api/check.h"
+#include "boot/boot.h"
+#include "core/init.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int do_init(int required, int *provided, const char *fn)
+{
+    if (ferry_rt.state != FERRY_PRE_INIT)
+        return ferry_error(NULL, MPI_ERR_OTHER, fn,
+                           ferry_rt.state == FERRY_INITIALIZED ? "MPI is already initialized"
+                                                               : "MPI cannot be initialized again after MPI_Finalize");
+    return ferry_init(required, provided);
+}
+
+#pragma weak MPI_Init = PMPI_Init
+int PMPI_Init(int *argc, char ***argv)
+{
+    return do_init(MPI_THREAD_SINGLE, NULL, "MPI_Init");
+}
+
+#pragma weak MPI_Init_thread = PMPI_Init_thread
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    return do_init(required, provided, "MPI_Init_thread");
+}
+
+#pragma weak MPI_Initialized = PMPI_Initialized
+int PMPI_Initialized(int *flag)
+{
+    *flag = ferry_rt.state != FERRY_PRE_INIT;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Finalized = PMPI_Finalized
+int PMPI_Finalized(int *flag)
+{
+    *flag = ferry_rt.state == FERRY_FINALIZED;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Finalize = PMPI_Finalize
+int PMPI_Finalize(void)
+{
+    int rc = check_init("MPI_Finalize");
+    if (rc)
+        return rc;
+    return ferry_finalize();
+}
+
+#pragma weak MPI_Query_thread = PMPI_Query_thread
+int PMPI_Query_thread(int *provided)
+{
+    int rc = check_init("MPI_Query_thread");
+    if (rc)
+        return rc;
+    *provided = ferry_rt.thread_level;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+int PMPI_Is_thread_main(int *flag)
+{
+    int rc = check_init("MPI_Is_thread_main");
+    if (rc)
+        return rc;
+    *flag = ferry_is_main_thread();
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Abort = PMPI_Abort
+int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg, "MPI_Abort called with error code %d", errorcode);
+    fprintf(stderr, "ferry: rank %d: %s\n", ferry_rt.world_rank < 0 ? 0 : ferry_rt.world_rank, msg);
+    fflush(stderr);
+    if (ferry_rt.state != FERRY_INITIALIZED)
+        exit(errorcode ? errorcode : 1);
+    /* MPI_Abort on any communicator takes the whole job down: the launcher
+     * kills every rank. */
+    ferry_boot_abort(errorcode, msg);
+}
+
+#pragma weak MPI_Get_version = PMPI_Get_version
+int PMPI_Get_version(int *version, int *subversion)
+{
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_library_version = PMPI_Get_library_version
+int PMPI_Get_library_version(char *version, int *resultlen)
+{
+    int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "Ferry %s (MPI %d.%d, MPICH ABI)", FERRY_VERSION_STRING,
+                     MPI_VERSION, MPI_SUBVERSION);
+    *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+int PMPI_Get_processor_name(char *name, int *resultlen)
+{
+    int rc = check_init("MPI_Get_processor_name");
+    if (rc)
+        return rc;
+    snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", ferry_rt.hostname);
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Wtime = PMPI_Wtime
+double PMPI_Wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+#pragma weak MPI_Wtick = PMPI_Wtick
+double PMPI_Wtick(void)
+{
+    struct timespec ts;
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+#pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+    int rc = check_init("MPI_Alloc_mem");
+    if (rc)
+        return rc;
+    if (size < 0)
+        return ferry_error(NULL, MPI_ERR_SIZE, "MPI_Alloc_mem", "negative size %ld", (long)size);
+    void *p = NULL;
+    if (posix_memalign(&p, 64, size ? (size_t)size : 1))
+        return ferry_error(NULL, MPI_ERR_NO_MEM, "MPI_Alloc_mem", "cannot allocate %ld bytes", (long)size);
+    *(void **)baseptr = p;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Free_mem = PMPI_Free_mem
+int PMPI_Free_mem(void *base)
+{
+    free(base);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,100 @@
+/* Error handlers and error strings. */
+#include "api/check.h"
+#include <stdio.h>
+#include <string.h>
+
+#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    struct ferry_comm *c;
+    int rc = check_comm(comm, &c, "MPI_Comm_set_errhandler");
+    if (rc)
+        return rc;
+    if (!ferry_errhandler_valid(errhandler))
+        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_set_errhandler", "invalid error handler 0x%x",
+                           (unsigned)errhandler);
+    ferry_errhandler_retain(errhandler);
+    ferry_errhandler_release(c->errhandler);
+    c->errhandler = errhandler;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    struct ferry_comm *c;
+    int rc = check_comm(comm, &c, "MPI_Comm_get_errhandler");
+    if (rc)
+        return rc;
+    ferry_errhandler_retain(c->errhandler);   /* the caller frees it with Errhandler_free */
+    *errhandler = c->errhandler;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Errhandler_set = PMPI_Errhandler_set
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return PMPI_Comm_set_errhandler(comm, errhandler);
+}
+
+#pragma weak MPI_Errhandler_get = PMPI_Errhandler_get
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return PMPI_Comm_get_errhandler(comm, errhandler);
+}
+
+#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    int rc = check_init("MPI_Comm_create_errhandler");
+    if (rc)
+        return rc;
+    if (!fn)
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Comm_create_errhandler", "NULL function");
+    *errhandler = ferry_errhandler_new(fn);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    struct ferry_comm *c;
+    int rc = check_comm(comm, &c, "MPI_Comm_call_errhandler");
+    if (rc)
+        return rc;
+    ferry_error(c, errorcode, "MPI_Comm_call_errhandler", "error raised by the application");
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+    int rc = check_init("MPI_Errhandler_free");
+    if (rc)
+        return rc;
+    if (!errhandler || !ferry_errhandler_valid(*errhandler))
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Errhandler_free", "invalid error handler");
+    ferry_errhandler_release(*errhandler);
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Error_string = PMPI_Error_string
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+    const char *s = ferry_error_class_string(errorcode);
+    if (!s)
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Error_string", "unknown error code %d", errorcode);
+    snprintf(string, MPI_MAX_ERROR_STRING, "%s", s);
+    *resultlen = (int)strlen(string);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Error_class = PMPI_Error_class
+int PMPI_Error_class(int errorcode, int *errorclass)
+{
+    if (!ferry_error_class_string(errorcode))
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Error_class", "unknown error code %d", errorcode);
+    *errorclass = errorcode;   /* Ferry's error codes are its classes */
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,174 @@
+/* Point-to-point entry points: blocking, nonblocking and persistent sends
+ * and receives. Blocking calls are a nonblocking start plus a wait that
+ * drives progress. */
+#include "api/check.h"
+#include "api/p2p_internal.h"
+#include "core/progress.h"
+#include "core/util.h"
+#include "proto/proto.h"
+#include <stdlib.h>
+
+struct ferry_request *ferry_api_start_send(void *buf, size_t count, struct ferry_datatype *dt, struct ferry_comm *c,
+                                           int dest, int tag, enum ferry_send_mode mode)
+{
+    struct ferry_request *r = ferry_request_new(FERRY_REQ_SEND);
+    ferry_request_setup(r, buf, count, dt, c, dest, tag, c->ctx, mode);
+    ferry_proto_isend(r);
+    return r;
+}
+
+struct ferry_request *ferry_api_start_recv(void *buf, size_t count, struct ferry_datatype *dt, struct ferry_comm *c,
+                                           int src, int tag)
+{
+    struct ferry_request *r = ferry_request_new(FERRY_REQ_RECV);
+    ferry_request_setup(r, buf, count, dt, c, src, tag, c->ctx, FERRY_MODE_STANDARD);
+    ferry_proto_irecv(r);
+    return r;
+}
+
+/* Wait for r, copy out its status, free it; the receive's error (truncation)
+ * goes through the communicator's error handler. */
+int ferry_api_finish(struct ferry_request *r, MPI_Status *status, const char *fn)
+{
+    ferry_request_wait(r);
+    ferry_request_status_out(r, status);
+    int err = r->status.MPI_ERROR;
+    struct ferry_comm *c = r->comm;
+    if (err) {
+        err = ferry_error(c, err, fn, "message of %zu bytes from rank %d is longer than the receive buffer (%zu bytes)",
+                          r->msg_bytes ? r->msg_bytes : ferry_status_bytes(&r->status), r->status.MPI_SOURCE,
+                          r->bytes);
+    }
+    ferry_request_free(r);
+    return err;
+}
+
+static int blocking_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                         enum ferry_send_mode mode, const char *fn)
+{
+    struct ferry_comm *c;
+    struct ferry_datatype *dt;
+    int rc = check_p2p(comm, buf, count, type, dest, tag, 1, &c, &dt, fn);
+    if (rc)
+        return rc;
+    return ferry_api_finish(ferry_api_start_send((void *)buf, count, dt, c, dest, tag, mode), MPI_STATUS_IGNORE, fn);
+}
+
+static int nonblocking_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                            MPI_Request *req, enum ferry_send_mode mode, const char *fn)
+{
+    struct ferry_comm *c;
+    struct ferry_datatype *dt;
+    int rc = check_p2p(comm, buf, count, type, dest, tag, 1, &c, &dt, fn);
+    if (rc)
+        return rc;
+    if (!req)
+        return ferry_error(c, MPI_ERR_REQUEST, fn, "request pointer is NULL");
+    *req = ferry_api_start_send((void *)buf, count, dt, c, dest, tag, mode)->handle;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Send = PMPI_Send
+int PMPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    return blocking_send(buf, count, type, dest, tag, comm, FERRY_MODE_STANDARD, "MPI_Send");
+}
+
+#pragma weak MPI_Ssend = PMPI_Ssend
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    return blocking_send(buf, count, type, dest, tag, comm, FERRY_MODE_SYNC, "MPI_Ssend");
+}
+
+#pragma weak MPI_Rsend = PMPI_Rsend
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    return blocking_send(buf, count, type, dest, tag, comm, FERRY_MODE_READY, "MPI_Rsend");
+}
+
+#pragma weak MPI_Isend = PMPI_Isend
+int PMPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    return nonblocking_send(buf, count, type, dest, tag, comm, req, FERRY_MODE_STANDARD, "MPI_Isend");
+}
+
+#pragma weak MPI_Issend = PMPI_Issend
+int PMPI_Issend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    return nonblocking_send(buf, count, type, dest, tag, comm, req, FERRY_MODE_SYNC, "MPI_Issend");
+}
+
+#pragma weak MPI_Irsend = PMPI_Irsend
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    return nonblocking_send(buf, count, type, dest, tag, comm, req, FERRY_MODE_READY, "MPI_Irsend");
+}
+
+#pragma weak MPI_Recv = PMPI_Recv
+int PMPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    struct ferry_comm *c;
+    struct ferry_datatype *dt;
+    int rc = check_p2p(comm, buf, count, type, source, tag, 0, &c, &dt, "MPI_Recv");
+    if (rc)
+        return rc;
+    return ferry_api_finish(ferry_api_start_recv(buf, count, dt, c, source, tag), status, "MPI_Recv");
+}
+
+#pragma weak MPI_Irecv = PMPI_Irecv
+int PMPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    struct ferry_comm *c;
+    struct ferry_datatype *dt;
+    int rc = check_p2p(comm, buf, count, type, source, tag, 0, &c, &dt, "MPI_Irecv");
+    if (rc)
+        return rc;
+    if (!req)
+        return ferry_error(c, MPI_ERR_REQUEST, "MPI_Irecv", "request pointer is NULL");
+    *req = ferry_api_start_recv(buf, count, dt, c, source, tag)->handle;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    const char *fn = "MPI_Sendrecv";
+    struct ferry_comm *c;
+    struct ferry_datatype *sdt, *rdt;
+    int rc = check_p2p(comm, sendbuf, sendcount, sendtype, dest, sendtag, 1, &c, &sdt, fn);
+    if (!rc)
+        rc = check_p2p(comm, recvbuf, recvcount, recvtype, source, recvtag, 0, &c, &rdt, fn);
+    if (rc)
+        return rc;
+    struct ferry_request *rr = ferry_api_start_recv(recvbuf, recvcount, rdt, c, source, recvtag);
+    struct ferry_request *sr = ferry_api_start_send((void *)sendbuf, sendcount, sdt, c, dest, sendtag,
+                                                    FERRY_MODE_STANDARD);
+    ferry_api_finish(sr, MPI_STATUS_IGNORE, fn);
+    return ferry_api_finish(rr, status, fn);
+}
+
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm comm, MPI_Status *status)
+{
+    const char *fn = "MPI_Sendrecv_replace";
+    struct ferry_comm *c;
+    struct ferry_datatype *dt;
+    int rc = check_p2p(comm, buf, count, type, dest, sendtag, 1, &c, &dt, fn);
+    if (!rc)
+        rc = check_p2p(comm, buf, count, type, source, recvtag, 0, &c, &dt, fn);
+    if (rc)
+        return rc;
+    /* send a packed copy, receive in place */
+    size_t bytes = ferry_dt_bytes(dt, (size_t)count);
+    void *copy = ferry_xmalloc(bytes);
+    ferry_dt_pack(dt, buf, 0, copy, bytes);
+    struct ferry_request *rr = ferry_api_start_recv(buf, (size_t)count, dt, c, source, recvtag);
+    struct ferry_request *sr = ferry_api_start_send(copy, bytes, ferry_datatype_get(MPI_BYTE), c, dest, sendtag,
+                                                    FERRY_MODE_STANDARD);
+    ferry_api_finish(sr, MPI_STATUS_IGNORE, fn);
+    rc = ferry_api_finish(rr, status, fn);
+    free(copy);
+    return rc;
+}

@@ -1,0 +1,20 @@
+/* Helpers shared by the point-to-point entry points (p2p.c, probe.c,
+ * persistent.c, bsend.c). */
+#ifndef FERRY_API_P2P_INTERNAL_H
+#define FERRY_API_P2P_INTERNAL_H
+#include <mpi.h>
+#include <stddef.h>
+#include "core/request.h"
+
+struct ferry_request *ferry_api_start_send(void *buf, size_t count, struct ferry_datatype *dt, struct ferry_comm *c,
+                                           int dest, int tag, enum ferry_send_mode mode);
+struct ferry_request *ferry_api_start_recv(void *buf, size_t count, struct ferry_datatype *dt, struct ferry_comm *c,
+                                           int src, int tag);
+/* Wait for r, copy its status out, free it; returns the operation's error
+ * (already passed through the error handler). */
+int ferry_api_finish(struct ferry_request *r, MPI_Status *status, const char *fn);
+/* Buffered send (bsend.c): copy into the attached buffer and start the send. */
+int ferry_api_bsend(const void *buf, int count, struct ferry_datatype *dt, struct ferry_comm *c, int dest, int tag,
+                    const char *fn);
+
+#endif

@@ -1,0 +1,398 @@
+/* Completion calls: Wait/Test and their any/all/some forms, Request_free,
+ * Request_get_status, Cancel, Test_cancelled, and the persistent-request
+ * Start/Startall. */
+#include "api/check.h"
+#include "api/p2p_internal.h"
+#include "core/match.h"
+#include "core/progress.h"
+#include "proto/proto.h"
+#include "core/util.h"
+#include <stdlib.h>
+
+static void empty_status(MPI_Status *st)
+{
+    if (st != MPI_STATUS_IGNORE) {
+        int err = st->MPI_ERROR;
+        ferry_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+        st->MPI_ERROR = err;
+    }
+}
+
+/* Look up a handle that must be a request; MPI_REQUEST_NULL gives NULL and rc 0. */
+static int lookup(MPI_Request h, struct ferry_request **r, const char *fn)
+{
+    *r = NULL;
+    int rc = check_init(fn);
+    if (rc || h == MPI_REQUEST_NULL)
+        return rc;
+    *r = ferry_request_get(h);
+    if (!*r || (*r)->kind == FERRY_REQ_MESSAGE)
+        return ferry_error(NULL, MPI_ERR_REQUEST, fn, "invalid request handle 0x%x", (unsigned)h);
+    return MPI_SUCCESS;
+}
+
+/* r completed: report its status, release it (or deactivate a persistent
+ * one) and clear the user's handle. Returns the operation's error class. */
+static int retire(struct ferry_request *r, MPI_Request *h, MPI_Status *st)
+{
+    ferry_request_status_out(r, st);
+    int err = r->status.MPI_ERROR;
+    if (r->persistent) {
+        r->active = 0;
+    } else {
+        ferry_request_free(r);
+        *h = MPI_REQUEST_NULL;
+    }
+    return err;
+}
+
+static int op_error(struct ferry_request *r, int err, const char *fn)
+{
+    return ferry_error(r->comm, err, fn, "message from rank %d truncated: it is longer than the receive buffer (%zu bytes)",
+                       r->status.MPI_SOURCE, r->bytes);
+}
+
+/* Is there anything to wait for? Null handles and inactive persistent
+ * requests are not. */
+static int pending(struct ferry_request *r)
+{
+    return r && (!r->persistent || r->active);
+}
+
+#pragma weak MPI_Wait = PMPI_Wait
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    struct ferry_request *r;
+    if (!request)
+        return ferry_error(NULL, MPI_ERR_REQUEST, "MPI_Wait", "request pointer is NULL");
+    int rc = lookup(*request, &r, "MPI_Wait");
+    if (rc)
+        return rc;
+    if (!pending(r)) {
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    ferry_request_wait(r);
+    int err = r->status.MPI_ERROR;
+    if (err)
+        err = op_error(r, err, "MPI_Wait");
+    retire(r, request, status);
+    return err;
+}
+
+#pragma weak MPI_Test = PMPI_Test
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    struct ferry_request *r;
+    if (!request || !flag)
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Test", "NULL request or flag pointer");
+    int rc = lookup(*request, &r, "MPI_Test");
+    if (rc)
+        return rc;
+    if (!pending(r)) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    if (!r->complete)
+        ferry_progress();
+    *flag = r->complete;
+    if (!r->complete)
+        return MPI_SUCCESS;
+    int err = r->status.MPI_ERROR;
+    if (err)
+        err = op_error(r, err, "MPI_Test");
+    retire(r, request, status);
+    return err;
+}
+
+/* Validate an array of request handles up front: a bad one is reported
+ * before anything completes, so nothing is lost. */
+static int lookup_all(int n, MPI_Request reqs[], struct ferry_request **out, const char *fn)
+{
+    int rc = check_init(fn);
+    if (rc)
+        return rc;
+    if (n < 0)
+        return ferry_error(NULL, MPI_ERR_COUNT, fn, "negative count %d", n);
+    if (n > 0 && !reqs)
+        return ferry_error(NULL, MPI_ERR_REQUEST, fn, "request array is NULL");
+    for (int i = 0; i < n; i++)
+        if ((rc = lookup(reqs[i], &out[i], fn)))
+            return rc;
+    return MPI_SUCCESS;
+}
+
+#define STACK_REQS 64
+/* Small arrays live on the stack; large ones on the heap. */
+static struct ferry_request **req_array(int n, struct ferry_request **stack)
+{
+    return n <= STACK_REQS ? stack : ferry_xmalloc((size_t)n * sizeof(struct ferry_request *));
+}
+static void req_array_free(struct ferry_request **a, struct ferry_request **stack)
+{
+    if (a != stack)
+        free(a);
+}
+
+static MPI_Status *status_at(MPI_Status *statuses, int i)
+{
+    return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+
+/* Shared by Waitall and Testall once everything is complete. */
+static int retire_all(int n, MPI_Request reqs[], struct ferry_request **rs, MPI_Status statuses[], const char *fn)
+{
+    int any_err = 0;
+    struct ferry_request *first_bad = NULL;
+    for (int i = 0; i < n; i++) {
+        MPI_Status *st = status_at(statuses, i);
+        if (!pending(rs[i])) {
+            empty_status(st);
+            if (st != MPI_STATUS_IGNORE)
+                st->MPI_ERROR = MPI_SUCCESS;
+            continue;
+        }
+        int err = rs[i]->status.MPI_ERROR;
+        if (err && !first_bad) {
+            first_bad = rs[i];
+            any_err = 1;
+        }
+        ferry_request_status_out(rs[i], st);
+        if (st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = err;
+    }
+    int rc = MPI_SUCCESS;
+    if (any_err)
+        rc = ferry_error(first_bad->comm, MPI_ERR_IN_STATUS, fn, "a request failed: message from rank %d truncated",
+                         first_bad->status.MPI_SOURCE);
+    for (int i = 0; i < n; i++)
+        if (pending(rs[i]))
+            retire(rs[i], &reqs[i], MPI_STATUS_IGNORE);
+    return rc;
+}
+
+#pragma weak MPI_Waitall = PMPI_Waitall
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    struct ferry_request *stack[STACK_REQS], **rs = req_array(count, stack);
+    int rc = lookup_all(count, reqs, rs, "MPI_Waitall");
+    if (!rc) {
+        for (int i = 0; i < count; i++)
+            if (pending(rs[i]))
+                ferry_request_wait(rs[i]);
+        rc = retire_all(count, reqs, rs, statuses, "MPI_Waitall");
+    }
+    req_array_free(rs, stack);
+    return rc;
+}
+
+#pragma weak MPI_Testall = PMPI_Testall
+int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+    struct ferry_request *stack[STACK_REQS], **rs = req_array(count, stack);
+    int rc = lookup_all(count, reqs, rs, "MPI_Testall");
+    if (!rc) {
+        ferry_progress();
+        *flag = 1;
+        for (int i = 0; i < count; i++)
+            if (pending(rs[i]) && !rs[i]->complete)
+                *flag = 0;
+        if (*flag)
+            rc = retire_all(count, reqs, rs, statuses, "MPI_Testall");
+    }
+    req_array_free(rs, stack);
+    return rc;
+}
+
+/* One pass over the array: index of a completed pending request, -1 if none
+ * is complete, MPI_UNDEFINED if none is pending. */
+static int find_done(int n, struct ferry_request **rs)
+{
+    int any = 0;
+    for (int i = 0; i < n; i++) {
+        if (!pending(rs[i]))
+            continue;
+        any = 1;
+        if (rs[i]->complete)
+            return i;
+    }
+    return any ? -1 : MPI_UNDEFINED;
+}
+
+static int any_common(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status, int block,
+                      const char *fn)
+{
+    struct ferry_request *stack[STACK_REQS], **rs = req_array(count, stack);
+    int rc = lookup_all(count, reqs, rs, fn);
+    if (rc)
+        goto out;
+    struct ferry_waiter w = {0};
+    int i = find_done(count, rs);
+    if (i == -1) {
+        ferry_progress();
+        i = find_done(count, rs);
+    }
+    while (i == -1 && block) {
+        ferry_progress_wait(&w);
+        i = find_done(count, rs);
+    }
+    if (i == MPI_UNDEFINED) {
+        *index = MPI_UNDEFINED;
+        *flag = 1;
+        empty_status(status);
+    } else if (i == -1) {
+        *flag = 0;
+        *index = MPI_UNDEFINED;
+    } else {
+        *flag = 1;
+        *index = i;
+        int err = rs[i]->status.MPI_ERROR;
+        if (err)
+            rc = op_error(rs[i], err, fn);
+        retire(rs[i], &reqs[i], status);
+    }
+out:
+    req_array_free(rs, stack);
+    return rc;
+}
+
+#pragma weak MPI_Waitany = PMPI_Waitany
+int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+    int flag;
+    return any_common(count, reqs, index, &flag, status, 1, "MPI_Waitany");
+}
+
+#pragma weak MPI_Testany = PMPI_Testany
+int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+    return any_common(count, reqs, index, flag, status, 0, "MPI_Testany");
+}
+
+static int some_common(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[],
+                       int block, const char *fn)
+{
+    struct ferry_request *stack[STACK_REQS], **rs = req_array(incount, stack);
+    int rc = lookup_all(incount, reqs, rs, fn);
+    if (rc)
+        goto out;
+    struct ferry_waiter w = {0};
+    ferry_progress();
+    for (;;) {
+        int n = 0, any = 0;
+        for (int i = 0; i < incount; i++) {
+            if (!pending(rs[i]))
+                continue;
+            any = 1;
+            if (rs[i]->complete)
+                indices[n++] = i;
+        }
+        if (!any) {
+            *outcount = MPI_UNDEFINED;
+            break;
+        }
+        if (n > 0 || !block) {
+            *outcount = n;
+            int first_err = 0;
+            for (int k = 0; k < n; k++) {
+                struct ferry_request *r = rs[indices[k]];
+                int err = r->status.MPI_ERROR;
+                MPI_Status *st = status_at(statuses, k);
+                if (err && !first_err) {
+                    first_err = 1;
+                    rc = ferry_error(r->comm, MPI_ERR_IN_STATUS, fn, "a request failed: message from rank %d truncated",
+                                     r->status.MPI_SOURCE);
+                }
+                retire(r, &reqs[indices[k]], st);
+                if (st != MPI_STATUS_IGNORE)
+                    st->MPI_ERROR = err;
+            }
+            break;
+        }
+        ferry_progress_wait(&w);
+    }
+out:
+    req_array_free(rs, stack);
+    return rc;
+}
+
+#pragma weak MPI_Waitsome = PMPI_Waitsome
+int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    return some_common(incount, reqs, outcount, indices, statuses, 1, "MPI_Waitsome");
+}
+
+#pragma weak MPI_Testsome = PMPI_Testsome
+int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    return some_common(incount, reqs, outcount, indices, statuses, 0, "MPI_Testsome");
+}
+
+#pragma weak MPI_Request_free = PMPI_Request_free
+int PMPI_Request_free(MPI_Request *request)
+{
+    struct ferry_request *r;
+    if (!request)
+        return ferry_error(NULL, MPI_ERR_REQUEST, "MPI_Request_free", "request pointer is NULL");
+    int rc = lookup(*request, &r, "MPI_Request_free");
+    if (rc)
+        return rc;
+    if (!r)
+        return ferry_error(NULL, MPI_ERR_REQUEST, "MPI_Request_free", "request is MPI_REQUEST_NULL");
+    if (r->persistent && !r->active)
+        r->complete = 1;
+    ferry_request_free(r);
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    struct ferry_request *r;
+    int rc = lookup(request, &r, "MPI_Request_get_status");
+    if (rc)
+        return rc;
+    if (!pending(r)) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    if (!r->complete)
+        ferry_progress();
+    *flag = r->complete;
+    if (r->complete)
+        ferry_request_status_out(r, status);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Cancel = PMPI_Cancel
+int PMPI_Cancel(MPI_Request *request)
+{
+    struct ferry_request *r;
+    if (!request)
+        return ferry_error(NULL, MPI_ERR_REQUEST, "MPI_Cancel", "request pointer is NULL");
+    int rc = lookup(*request, &r, "MPI_Cancel");
+    if (rc)
+        return rc;
+    if (!r)
+        return ferry_error(NULL, MPI_ERR_REQUEST, "MPI_Cancel", "request is MPI_REQUEST_NULL");
+    /* A receive that has not matched is simply taken off the posted queue.
+     * A send cannot be recalled once it left; MPI allows a cancel to fail,
+     * and Test_cancelled then reports false. */
+    if (r->kind == FERRY_REQ_RECV && !r->complete && ferry_posted_remove(r)) {
+        ferry_status_set(&r->status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 1);
+        ferry_request_complete(r);
+    }
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    if (!status || !flag)
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Test_cancelled", "NULL status or flag");
+    *flag = ferry_status_cancelled(status);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,67 @@
+/* The FERRY_* configuration table (see config.h). */
+#include "core/config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ferry_config ferry_cfg;
+
+struct config_var {
+    const char *name;
+    long *value;
+    long dflt;
+    long min, max;
+    const char *help;
+};
+
+static const struct config_var vars[] = {
+    {"FERRY_SHM_CELLS", &ferry_cfg.shm_cells, 16, 2, 1 << 16,
+     "Cells in each sender->receiver shared-memory ring (per pair of local ranks)."},
+    {"FERRY_SHM_CELL_SIZE", &ferry_cfg.shm_cell_size, 8192, 256, 1 << 22,
+     "Bytes per shared-memory cell, 64-byte header included; a multiple of 64."},
+    {"FERRY_EAGER_MAX", &ferry_cfg.eager_max, -1, -1, 1L << 40,
+     "Largest message (bytes) sent eagerly in one cell; larger ones use rendezvous. -1: cell payload size."},
+    {"FERRY_CMA", &ferry_cfg.cma, -1, -1, 1,
+     "Single-copy rendezvous with process_vm_readv: -1 probe each peer, 0 never, 1 probe and warn if denied."},
+    {"FERRY_CMA_CHUNK", &ferry_cfg.cma_chunk, 512 * 1024, 4096, 1L << 40,
+     "Bytes copied per process_vm_readv call (bounded so other traffic keeps moving)."},
+    {"FERRY_SPIN", &ferry_cfg.spin, 2000, 0, 1L << 40,
+     "Empty progress polls a waiting rank makes before it starts yielding the CPU."},
+    {"FERRY_VERBOSE", &ferry_cfg.verbose, 0, 0, 10,
+     "Diagnostics on stderr: 1 decisions (transports, single copy), 2 more."},
+};
+
+static void die_bad(const struct config_var *v, const char *s)
+{
+    fprintf(stderr, "ferry: invalid value '%s' for %s (expected an integer in [%ld, %ld]): %s\n",
+            s, v->name, v->min, v->max, v->help);
+    exit(1);
+}
+
+void ferry_config_load(void)
+{
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const struct config_var *v = &vars[i];
+        *v->value = v->dflt;
+        const char *s = getenv(v->name);
+        if (!s || !*s)
+            continue;
+        char *end;
+        errno = 0;
+        long x = strtol(s, &end, 0);
+        if (errno || *end || x < v->min || x > v->max)
+            die_bad(v, s);
+        *v->value = x;
+    }
+    if (ferry_cfg.shm_cell_size % 64)
+        die_bad(&vars[1], getenv("FERRY_SHM_CELL_SIZE"));
+}
+
+void ferry_config_print(FILE *out)
+{
+    fprintf(out, "%-22s %-10s %s\n", "Variable", "Default", "Meaning");
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const struct config_var *v = &vars[i];
+        fprintf(out, "%-22s %-10ld %s\n", v->name, v->dflt, v->help);
+    }
+}

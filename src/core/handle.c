@@ -1,0 +1,62 @@
+/* Object tables behind direct handles; see handle.h. */
+#include "core/handle.h"
+#include "core/util.h"
+#include <stdlib.h>
+#include <string.h>
+
+void ferry_objtab_init(struct ferry_objtab *t, enum ferry_obj_type type, int first_index)
+{
+    memset(t, 0, sizeof *t);
+    t->type = type;
+    t->first_index = first_index;
+    t->top = first_index;
+}
+
+void ferry_objtab_destroy(struct ferry_objtab *t)
+{
+    free(t->slot);
+    free(t->free_idx);
+    memset(t, 0, sizeof *t);
+}
+
+int ferry_objtab_add(struct ferry_objtab *t, void *obj)
+{
+    int idx;
+    if (t->nfree > 0) {
+        idx = t->free_idx[--t->nfree];
+    } else {
+        if (t->top >= t->cap) {
+            int ncap = t->cap ? t->cap * 2 : 64;
+            if (ncap > 0x03FFFFFF)
+                ferry_fatal("too many live objects of handle type %d", (int)t->type);
+            t->slot = ferry_xrealloc(t->slot, (size_t)ncap * sizeof *t->slot);
+            t->free_idx = ferry_xrealloc(t->free_idx, (size_t)ncap * sizeof *t->free_idx);
+            memset(t->slot + t->cap, 0, (size_t)(ncap - t->cap) * sizeof *t->slot);
+            t->cap = ncap;
+        }
+        idx = t->top++;
+    }
+    t->slot[idx] = obj;
+    t->live++;
+    return ferry_handle_make(t->type, idx);
+}
+
+void *ferry_objtab_get(const struct ferry_objtab *t, int handle)
+{
+    if (FERRY_HANDLE_KIND(handle) != FERRY_KIND_DIRECT || FERRY_HANDLE_TYPE(handle) != (uint32_t)t->type)
+        return NULL;
+    int idx = (int)FERRY_HANDLE_INDEX(handle);
+    if (idx < t->first_index || idx >= t->top)
+        return NULL;
+    return t->slot[idx];
+}
+
+void ferry_objtab_remove(struct ferry_objtab *t, int handle)
+{
+    int idx = (int)FERRY_HANDLE_INDEX(handle);
+    if (idx < t->first_index || idx >= t->top || !t->slot[idx])
+        return;
+    t->slot[idx] = NULL;
+    t->free_idx[t->nfree++] = idx;
+    t->live--;
+}

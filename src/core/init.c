@@ -1,0 +1,106 @@
+/* Bringing the runtime up and down: boot, node discovery, objects, transports. */
+#include "boot/boot.h"
+#include "coll/coll.h"
+#include "core/comm.h"
+#include "core/config.h"
+#include "core/datatype.h"
+#include "core/error.h"
+#include "core/init.h"
+#include "core/match.h"
+#include "core/progress.h"
+#include "core/request.h"
+#include "core/runtime.h"
+#include "core/util.h"
+#include "proto/proto.h"
+#include "transport/transport.h"
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct ferry_runtime ferry_rt = {.world_rank = -1};
+static pthread_t main_thread;
+
+/* Which ranks share this node: everyone publishes its host name. */
+static void discover_node(void)
+{
+    ferry_boot_put("host", ferry_rt.hostname);
+    ferry_boot_fence();
+    ferry_rt.peers = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *ferry_rt.peers);
+    int nlocal = 0;
+    for (int w = 0; w < ferry_rt.world_size; w++) {
+        char host[MPI_MAX_PROCESSOR_NAME];
+        if (w == ferry_rt.world_rank)
+            strcpy(host, ferry_rt.hostname);
+        else if (ferry_boot_get(w, "host", host, sizeof host))
+            ferry_fatal("MPI_Init: rank %d published no host name", w);
+        if (strcmp(host, ferry_rt.hostname) != 0)
+            ferry_fatal("MPI_Init: rank %d runs on %s, another node; Ferry has no network transport yet", w, host);
+        ferry_rt.peers[w].local = nlocal++;
+        ferry_rt.peers[w].tr = &ferry_transport_shm;
+    }
+    ferry_rt.local_rank = ferry_rt.peers[ferry_rt.world_rank].local;
+    ferry_rt.local_size = nlocal;
+}
+
+int ferry_init(int required, int *provided)
+{
+    ferry_config_load();
+    ferry_verbose = (int)ferry_cfg.verbose;
+    struct ferry_boot_info info;
+    if (ferry_boot_init(&info))
+        exit(1);
+    ferry_rt.world_rank = info.rank;
+    ferry_rt.world_size = info.size;
+    ferry_rt.appnum = info.appnum;
+    ferry_rt.singleton = info.singleton;
+    snprintf(ferry_rt.jobid, sizeof ferry_rt.jobid, "%s", info.jobid);
+    if (gethostname(ferry_rt.hostname, sizeof ferry_rt.hostname))
+        strcpy(ferry_rt.hostname, "localhost");
+    ferry_rt.hostname[sizeof ferry_rt.hostname - 1] = 0;
+    /* Ferry keeps no per-thread state and takes no locks: calls from several
+     * threads are fine as long as the application serializes them. */
+    ferry_rt.thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    if (ferry_rt.thread_level < MPI_THREAD_SINGLE)
+        ferry_rt.thread_level = MPI_THREAD_SINGLE;
+    if (provided)
+        *provided = ferry_rt.thread_level;
+    main_thread = pthread_self();
+
+    discover_node();
+    ferry_datatype_init();
+    ferry_errhandler_init();
+    ferry_request_init();
+    ferry_comm_init();
+    ferry_proto_init();
+    ferry_transport_shm.init();
+    ferry_rt.state = FERRY_INITIALIZED;
+    return MPI_SUCCESS;
+}
+
+int ferry_is_main_thread(void)
+{
+    return pthread_equal(main_thread, pthread_self());
+}
+
+int ferry_finalize(void)
+{
+    /* Sends the application no longer waits for (Request_free'd, buffered)
+     * must still reach their receivers. */
+    struct ferry_waiter w = {0};
+    while (ferry_proto_sends_inflight())
+        ferry_progress_wait(&w);
+    ferry_coll_barrier(ferry_comm_world);
+    ferry_transport_shm.finalize();
+    ferry_boot_finalize();
+    ferry_rt.state = FERRY_FINALIZED;
+    ferry_proto_finalize();
+    ferry_match_finalize();
+    ferry_comm_finalize();
+    ferry_request_finalize();
+    ferry_datatype_finalize();
+    free(ferry_rt.peers);
+    ferry_rt.peers = NULL;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,103 @@
+/* Posted and unexpected queues (see match.h). */
+#include "core/match.h"
+#include "core/request.h"
+#include "core/util.h"
+#include <stdlib.h>
+
+static struct ferry_request *posted_head, *posted_tail;
+static struct ferry_unexp *unexp_head, *unexp_tail;
+
+void ferry_posted_add(struct ferry_request *r)
+{
+    r->next = NULL;
+    r->prev = posted_tail;
+    if (posted_tail)
+        posted_tail->next = r;
+    else
+        posted_head = r;
+    posted_tail = r;
+}
+
+static void posted_unlink(struct ferry_request *r)
+{
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        posted_head = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    else
+        posted_tail = r->prev;
+    r->next = r->prev = NULL;
+}
+
+struct ferry_request *ferry_posted_take(uint32_t ctx, int src, int tag)
+{
+    for (struct ferry_request *r = posted_head; r; r = r->next) {
+        if (ferry_match_ok(ctx, src, tag, r->ctx, r->peer, r->tag)) {
+            posted_unlink(r);
+            return r;
+        }
+    }
+    return NULL;
+}
+
+int ferry_posted_remove(struct ferry_request *r)
+{
+    for (struct ferry_request *p = posted_head; p; p = p->next) {
+        if (p == r) {
+            posted_unlink(r);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void ferry_unexp_add(struct ferry_unexp *u)
+{
+    u->next = NULL;
+    u->prev = unexp_tail;
+    if (unexp_tail)
+        unexp_tail->next = u;
+    else
+        unexp_head = u;
+    unexp_tail = u;
+}
+
+struct ferry_unexp *ferry_unexp_find(uint32_t ctx, int src, int tag, int take)
+{
+    for (struct ferry_unexp *u = unexp_head; u; u = u->next) {
+        if (!ferry_match_ok(u->ctx, u->src, u->tag, ctx, src, tag))
+            continue;
+        if (take) {
+            if (u->prev)
+                u->prev->next = u->next;
+            else
+                unexp_head = u->next;
+            if (u->next)
+                u->next->prev = u->prev;
+            else
+                unexp_tail = u->prev;
+            u->next = u->prev = NULL;
+        }
+        return u;
+    }
+    return NULL;
+}
+
+void ferry_unexp_free(struct ferry_unexp *u)
+{
+    free(u->data);
+    free(u);
+}
+
+void ferry_match_finalize(void)
+{
+    while (unexp_head) {
+        struct ferry_unexp *u = unexp_head;
+        unexp_head = u->next;
+        ferry_unexp_free(u);
+    }
+    unexp_tail = NULL;
+    posted_head = posted_tail = NULL;
+}

@@ -1,0 +1,48 @@
+/* Tag matching: the posted-receive queue and the unexpected-message queue.
+ *
+ * Both are kept in arrival/post order and searched front to back, which is
+ * what makes matching obey MPI's non-overtaking rule: transports deliver the
+ * packets of one sender in order, an arriving message matches the oldest
+ * posted receive that accepts it, and a new receive matches the oldest
+ * unexpected message it accepts. */
+#ifndef FERRY_MATCH_H
+#define FERRY_MATCH_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct ferry_request;
+
+/* A message that arrived before a matching receive was posted. */
+struct ferry_unexp {
+    uint32_t ctx;
+    int src, tag;           /* sender's comm rank, tag */
+    int world_src;
+    size_t bytes;           /* message size (packed stream) */
+    int rndv;               /* 1: only the RTS arrived; the data is still at the sender */
+    int sync;
+    uint64_t sreq;          /* rndv: sender cookie */
+    uint64_t addr;          /* rndv: sender address for single copy (0: none) */
+    char *data;             /* eager: copy of the payload */
+    struct ferry_unexp *next, *prev;
+};
+
+static inline int ferry_match_ok(uint32_t ctx, int src, int tag, uint32_t want_ctx, int want_src, int want_tag)
+{
+    return ctx == want_ctx && (want_src == src || want_src == -1 /*ANY_SOURCE*/) &&
+           (want_tag == tag || (want_tag == -1 /*ANY_TAG*/ && tag >= 0));
+}
+
+void ferry_posted_add(struct ferry_request *r);
+/* Remove and return the oldest posted receive matching the envelope. */
+struct ferry_request *ferry_posted_take(uint32_t ctx, int src, int tag);
+/* Remove r from the posted queue; 1 if it was there (cancel). */
+int ferry_posted_remove(struct ferry_request *r);
+
+void ferry_unexp_add(struct ferry_unexp *u);
+/* Oldest unexpected message matching (src/tag may be wildcards); removed
+ * from the queue when take != 0. */
+struct ferry_unexp *ferry_unexp_find(uint32_t ctx, int src, int tag, int take);
+void ferry_unexp_free(struct ferry_unexp *u);
+void ferry_match_finalize(void);
+
+#endif

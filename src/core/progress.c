@@ -1,0 +1,31 @@
+#include "core/progress.h"
+#include "core/config.h"
+#include "core/runtime.h"
+#include "proto/proto.h"
+#include "transport/transport.h"
+#include <sched.h>
+
+int ferry_progress(void)
+{
+    int n = ferry_transport_shm.poll();
+    n += ferry_proto_progress_sends();
+    return n;
+}
+
+void ferry_progress_wait(struct ferry_waiter *w)
+{
+    if (ferry_progress()) {
+        w->idle = 0;
+        return;
+    }
+    if (++w->idle > ferry_cfg.spin)
+        sched_yield();
+}
+
+#include "core/request.h"
+void ferry_request_wait(struct ferry_request *r)
+{
+    struct ferry_waiter w = {0};
+    while (!r->complete)
+        ferry_progress_wait(&w);
+}

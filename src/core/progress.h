@@ -1,0 +1,24 @@
+/* The progress engine: every MPI call that waits drives all communication,
+ * so nonblocking operations advance while a rank sits in any blocking call.
+ *
+ * Waiting spins on progress for FERRY_SPIN empty polls, then yields the CPU
+ * on every further empty poll, so an oversubscribed rank (more ranks than
+ * cores) does not starve the peer it waits for. */
+#ifndef FERRY_PROGRESS_H
+#define FERRY_PROGRESS_H
+
+/* Poll every transport and push queued sends; returns the work done. */
+int ferry_progress(void);
+
+struct ferry_waiter {
+    long idle;
+};
+/* One step of a wait loop: progress, then back off if nothing happened. */
+void ferry_progress_wait(struct ferry_waiter *w);
+
+
+
+struct ferry_request;
+/* Drive progress until r completes. */
+void ferry_request_wait(struct ferry_request *r);
+#endif

@@ -1,0 +1,97 @@
+/* Request objects (see request.h). Freed requests go to a free list so the
+ * message path does not call malloc. */
+#include "core/request.h"
+#include "core/comm.h"
+#include "core/handle.h"
+#include "core/util.h"
+#include <stdlib.h>
+#include <string.h>
+
+static struct ferry_objtab table;
+static struct ferry_request *free_list;
+long ferry_requests_active;
+
+void ferry_request_init(void)
+{
+    ferry_objtab_init(&table, FERRY_OBJ_REQUEST, 1);
+}
+
+void ferry_request_finalize(void)
+{
+    for (int i = table.first_index; i < table.top; i++)
+        free(table.slot[i]);
+    while (free_list) {
+        struct ferry_request *r = free_list;
+        free_list = r->next;
+        free(r);
+    }
+    ferry_objtab_destroy(&table);
+}
+
+struct ferry_request *ferry_request_new(enum ferry_req_kind kind)
+{
+    struct ferry_request *r = free_list;
+    if (r)
+        free_list = r->next;
+    else
+        r = ferry_xmalloc(sizeof *r);
+    memset(r, 0, sizeof *r);
+    r->kind = kind;
+    r->handle = ferry_objtab_add(&table, r);
+    return r;
+}
+
+struct ferry_request *ferry_request_get(MPI_Request h)
+{
+    return ferry_objtab_get(&table, h);
+}
+
+void ferry_request_setup(struct ferry_request *r, void *buf, size_t count, struct ferry_datatype *dt,
+                         struct ferry_comm *comm, int peer, int tag, uint32_t ctx, enum ferry_send_mode mode)
+{
+    r->buf = buf;
+    r->count = count;
+    r->dt = dt;
+    r->comm = comm;
+    comm->refs++;
+    r->peer = peer;
+    r->tag = tag;
+    r->ctx = ctx;
+    r->mode = mode;
+}
+
+void ferry_request_free(struct ferry_request *r)
+{
+    if (!r->complete) {
+        /* still in flight (Request_free on an active request): released when
+         * the protocol layer completes it */
+        r->user_freed = 1;
+        return;
+    }
+    ferry_objtab_remove(&table, r->handle);
+    r->handle = MPI_REQUEST_NULL;
+    if (r->comm)
+        ferry_comm_release(r->comm);
+    r->comm = NULL;
+    r->next = free_list;
+    free_list = r;
+}
+
+void ferry_request_complete(struct ferry_request *r)
+{
+    r->complete = 1;
+    ferry_requests_active--;
+    if (r->user_freed)
+        ferry_request_free(r);
+}
+
+void ferry_request_status_out(const struct ferry_request *r, MPI_Status *st)
+{
+    if (st == MPI_STATUS_IGNORE)
+        return;
+    /* MPI_ERROR is only set by the multiple-completion calls; Wait/Test leave
+     * it as the user had it. */
+    int err = st->MPI_ERROR;
+    *st = r->status;
+    st->MPI_ERROR = err;
+}

@@ -1,0 +1,100 @@
+/* Requests: one object per point-to-point operation in flight.
+ *
+ * A request is born active, is completed by the protocol layer (which fills
+ * in its status), and is freed by Wait/Test or Request_free. Persistent
+ * requests go back to inactive on completion instead of being freed. The
+ * protocol layer refers to requests across processes by their address (the
+ * "cookie" in RTS/CTS/FIN packets); a request stays allocated while any such
+ * reference is outstanding, even if the user freed it. */
+#ifndef FERRY_REQUEST_H
+#define FERRY_REQUEST_H
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ferry_comm;
+struct ferry_datatype;
+struct ferry_unexp;
+
+enum ferry_req_kind {
+    FERRY_REQ_SEND,
+    FERRY_REQ_RECV,
+    FERRY_REQ_MESSAGE,   /* an MPI_Message from Mprobe/Improbe: holds a matched unexpected message */
+};
+
+enum ferry_send_mode { FERRY_MODE_STANDARD, FERRY_MODE_SYNC, FERRY_MODE_READY, FERRY_MODE_BUFFERED };
+
+struct ferry_request {
+    MPI_Request handle;
+    enum ferry_req_kind kind;
+    int complete;            /* nothing in flight: set by the protocol layer when the operation is
+                              done; inactive persistent requests are complete too */
+    int persistent;          /* Send_init / Recv_init */
+    int active;              /* persistent: started and not yet completed by Wait/Test */
+    int user_freed;          /* Request_free on an active request: free on completion */
+    int proto_refs;          /* remote references (RTS/CTS cookies) outstanding */
+    int cancelled;
+
+    /* arguments */
+    void *buf;
+    size_t count;
+    struct ferry_datatype *dt;
+    struct ferry_comm *comm;
+    int peer;                /* comm rank, MPI_ANY_SOURCE, or MPI_PROC_NULL */
+    int tag;
+    uint32_t ctx;
+    enum ferry_send_mode mode;
+
+    /* state kept by the protocol layer */
+    size_t bytes;            /* packed-stream size of the message (send) or receive capacity (recv) */
+    size_t done_bytes;       /* bytes sent (send) / received (recv) so far */
+    size_t msg_bytes;        /* recv: the size the sender announced */
+    int world_peer;          /* world rank of the matched/destination peer */
+    uint64_t remote_cookie;  /* recv: sender's request cookie; send: receiver's cookie after CTS */
+    struct ferry_unexp *msg; /* FERRY_REQ_MESSAGE: the message taken off the unexpected queue */
+    void *bsend_copy;        /* buffered send: the copy in the attached buffer */
+
+    MPI_Status status;       /* MPI_SOURCE, MPI_TAG, MPI_ERROR, and the byte count */
+
+    struct ferry_request *next;   /* link in the posted-receive queue or a free list */
+    struct ferry_request *prev;
+};
+
+void ferry_request_init(void);
+void ferry_request_finalize(void);
+struct ferry_request *ferry_request_new(enum ferry_req_kind kind);
+/* NULL when h is not a live request. */
+struct ferry_request *ferry_request_get(MPI_Request h);
+/* Fill in the operation's arguments; the request holds a reference on comm
+ * until it is freed. */
+void ferry_request_setup(struct ferry_request *r, void *buf, size_t count, struct ferry_datatype *dt,
+                         struct ferry_comm *comm, int peer, int tag, uint32_t ctx, enum ferry_send_mode mode);
+/* Drop the request object (after Wait/Test completion or Request_free). */
+void ferry_request_free(struct ferry_request *r);
+/* Called by the protocol layer when the operation finished. */
+void ferry_request_complete(struct ferry_request *r);
+/* Copy the request's status out to the user (st may be MPI_STATUS_IGNORE). */
+void ferry_request_status_out(const struct ferry_request *r, MPI_Status *st);
+/* Operations started (ferry_proto_isend/irecv) and not yet completed. */
+extern long ferry_requests_active;
+
+/* Status helpers: MPICH stores the byte count in count_lo + the upper bits of
+ * count_hi_and_cancelled, and the cancelled flag in its lowest bit. */
+static inline void ferry_status_set(MPI_Status *st, int src, int tag, int err, size_t bytes, int cancelled)
+{
+    st->MPI_SOURCE = src;
+    st->MPI_TAG = tag;
+    st->MPI_ERROR = err;
+    st->count_lo = (int)(uint32_t)(bytes & 0xffffffffu);
+    st->count_hi_and_cancelled = (int)(((uint64_t)bytes >> 32) << 1) | (cancelled ? 1 : 0);
+}
+static inline size_t ferry_status_bytes(const MPI_Status *st)
+{
+    return (size_t)(uint32_t)st->count_lo | ((size_t)((uint32_t)st->count_hi_and_cancelled >> 1) << 32);
+}
+static inline int ferry_status_cancelled(const MPI_Status *st)
+{
+    return st->count_hi_and_cancelled & 1;
+}
+
+#endif

@@ -1,0 +1,26 @@
+/* Small utilities shared by every layer: checked allocation, fatal errors,
+ * verbose logging and intrusive FIFO queues. */
+#ifndef FERRY_UTIL_H
+#define FERRY_UTIL_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define FERRY_CACHELINE 64
+#define FERRY_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define FERRY_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FERRY_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define FERRY_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+void *ferry_xmalloc(size_t n);
+void *ferry_xcalloc(size_t n, size_t sz);
+void *ferry_xrealloc(void *p, size_t n);
+char *ferry_xstrdup(const char *s);
+
+/* Print "ferry: rank R: <message>" and abort the whole job. For internal
+ * failures that have no MPI error class (out of memory, broken shared memory). */
+void ferry_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+/* Log at FERRY_VERBOSE >= level to stderr, prefixed with the rank. */
+void ferry_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+extern int ferry_verbose;
+
+#endif

@@ -1,0 +1,40 @@
+/* The packet: the unit every transport moves between two ranks.
+ *
+ * A packet is a fixed 64-byte header followed by up to the transport's
+ * max_payload bytes. The protocol layer writes the header and the payload
+ * straight into the transport's send slot and reads them straight out of its
+ * receive slot, so a packet is copied once on each side (copy-in/copy-out). */
+#ifndef FERRY_PACKET_H
+#define FERRY_PACKET_H
+#include <assert.h>
+#include <stdint.h>
+
+enum ferry_pkt_type {
+    FERRY_PKT_EAGER = 1,   /* whole message in the payload */
+    FERRY_PKT_RTS,         /* rendezvous request to send: size, sender cookie, sender address */
+    FERRY_PKT_CTS,         /* receiver matched, no single copy: send me DATA packets */
+    FERRY_PKT_DATA,        /* a piece of a rendezvous message at `offset` */
+    FERRY_PKT_FIN,         /* receiver pulled the data itself: sender's request is complete */
+    FERRY_PKT_TYPE_COUNT
+};
+
+struct ferry_pkt {
+    uint8_t type;          /* enum ferry_pkt_type */
+    uint8_t flags;
+    uint16_t reserved;
+    int32_t src;           /* sender's rank in the communicator */
+    int32_t tag;
+    uint32_t ctx;          /* context id of the communicator (+1 for collectives) */
+    uint64_t msg_bytes;    /* EAGER/RTS: size of the whole message (packed stream) */
+    uint64_t offset;       /* DATA: position of the payload in the message */
+    uint64_t sreq;         /* sender's request cookie */
+    uint64_t rreq;         /* receiver's request cookie (CTS, DATA) */
+    uint64_t addr;         /* RTS: sender buffer address for single copy; 0: not contiguous */
+    uint32_t payload;      /* payload bytes following this header */
+    uint32_t reserved2;
+};
+static_assert(sizeof(struct ferry_pkt) == 64, "packet header is one cache line");
+
+#define FERRY_PKT_FLAG_SYNC 0x1   /* RTS from a synchronous send */
+
+#endif

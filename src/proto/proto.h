@@ -1,0 +1,39 @@
+/* Protocols: how a message crosses a transport.
+ *
+ *   eager       message <= eager limit: one EAGER packet, the send completes
+ *               as soon as the packet is in the transport.
+ *   rendezvous  larger or synchronous: RTS {size, cookie, address}. When the
+ *               receive matches, the receiver either pulls the data itself
+ *               with the transport's single-copy pull() and answers FIN, or
+ *               answers CTS and the sender streams DATA packets (pipelined
+ *               copy-in/copy-out), packing and unpacking piece by piece.
+ *
+ * Incoming packets are dispatched on their type through one table (recv.c). */
+#ifndef FERRY_PROTO_H
+#define FERRY_PROTO_H
+#include <stddef.h>
+#include "proto/packet.h"
+
+struct ferry_request;
+struct ferry_unexp;
+
+void ferry_proto_init(void);
+void ferry_proto_finalize(void);
+/* Start a send; r has buf/count/dt/comm/peer/tag/ctx/mode set. */
+void ferry_proto_isend(struct ferry_request *r);
+/* Start a receive: match an unexpected message or post it. */
+void ferry_proto_irecv(struct ferry_request *r);
+/* Receive r from the unexpected message u (Mrecv, or irecv found a match). */
+void ferry_proto_recv_from_unexp(struct ferry_request *r, struct ferry_unexp *u);
+/* Called by transports for every packet that arrives from world rank src. */
+void ferry_proto_receive(int src, const struct ferry_pkt *pkt);
+/* Push queued packets into transports; returns how many went out. */
+int ferry_proto_progress_sends(void);
+/* Queue a control packet (CTS/FIN) to world rank peer, in order with data. */
+void ferry_proto_send_ctrl(int peer, const struct ferry_pkt *hdr);
+/* Send operations started and not complete yet. */
+long ferry_proto_sends_inflight(void);
+/* Eager limit for a peer (from FERRY_EAGER_MAX and the transport's packet size). */
+size_t ferry_proto_eager_max(int peer);
+
+#endif

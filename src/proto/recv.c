@@ -1,0 +1,178 @@
+/* Receiver side of the protocols: dispatch of arriving packets, delivery into
+ * posted receives or the unexpected queue, and the rendezvous receive (pull
+ * with single copy, or CTS and reassembly of DATA packets). */
+#include "proto/proto.h"
+#include "core/comm.h"
+#include "core/config.h"
+#include "core/datatype.h"
+#include "core/match.h"
+#include "core/request.h"
+#include "core/runtime.h"
+#include "core/util.h"
+#include "transport/transport.h"
+#include <errno.h>
+#include <string.h>
+
+void ferry_proto_on_cts(int src, const struct ferry_pkt *pkt);
+void ferry_proto_on_fin(int src, const struct ferry_pkt *pkt);
+
+/* Receive capacity is r->bytes; a longer message is truncated to it and the
+ * receive reports MPI_ERR_TRUNCATE (the excess is dropped, never written). */
+static void finish_recv(struct ferry_request *r, int src, int tag, size_t msg_bytes)
+{
+    size_t got = FERRY_MIN(msg_bytes, r->bytes);
+    int err = msg_bytes > r->bytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    ferry_status_set(&r->status, src, tag, err, got, 0);
+    ferry_request_complete(r);
+}
+
+static void send_ctrl(int peer, enum ferry_pkt_type type, uint64_t sreq, uint64_t rreq)
+{
+    struct ferry_pkt p;
+    memset(&p, 0, sizeof p);
+    p.type = (uint8_t)type;
+    p.sreq = sreq;
+    p.rreq = rreq;
+    ferry_proto_send_ctrl(peer, &p);
+}
+
+/* Single copy: pull the sender's contiguous buffer into ours, in bounded
+ * pieces. Returns 0, or -errno if the transport refused (nothing is lost: the
+ * caller falls back to CTS and the whole message is streamed). */
+static int pull_rndv(struct ferry_request *r, int peer, uint64_t addr, size_t n)
+{
+    const struct ferry_transport *tr = ferry_rt.peers[peer].tr;
+    char *dst = (char *)ferry_dt_contig_ptr(r->dt, r->buf);
+    size_t chunk = (size_t)ferry_cfg.cma_chunk;
+    for (size_t off = 0; off < n; off += chunk) {
+        int rc = tr->pull(peer, dst + off, addr + off, FERRY_MIN(chunk, n - off));
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* The receive r matched a rendezvous message announced by an RTS. */
+static void start_rndv(struct ferry_request *r, int src_world, int src, int tag, size_t bytes, uint64_t sreq,
+                       uint64_t addr)
+{
+    const struct ferry_transport *tr = ferry_rt.peers[src_world].tr;
+    r->world_peer = src_world;
+    r->msg_bytes = bytes;
+    r->done_bytes = 0;
+    r->status.MPI_SOURCE = src;
+    r->status.MPI_TAG = tag;
+    size_t n = FERRY_MIN(bytes, r->bytes);
+    if (addr && tr->pull && tr->can_pull(src_world) && ferry_dt_is_contig(r->dt, r->count)) {
+        int rc = pull_rndv(r, src_world, addr, n);
+        if (rc == 0) {
+            send_ctrl(src_world, FERRY_PKT_FIN, sreq, 0);
+            finish_recv(r, src, tag, bytes);
+            return;
+        }
+        ferry_log(1, "single copy from rank %d failed (%s); using the copy path with that rank from now on",
+                  src_world, strerror(-rc));
+        tr->disable_pull(src_world);
+    }
+    if (bytes == 0) {
+        send_ctrl(src_world, FERRY_PKT_FIN, sreq, 0);
+        finish_recv(r, src, tag, 0);
+        return;
+    }
+    send_ctrl(src_world, FERRY_PKT_CTS, sreq, (uint64_t)(uintptr_t)r);
+}
+
+void ferry_proto_recv_from_unexp(struct ferry_request *r, struct ferry_unexp *u)
+{
+    if (u->rndv) {
+        start_rndv(r, u->world_src, u->src, u->tag, u->bytes, u->sreq, u->addr);
+    } else {
+        ferry_dt_unpack(r->dt, r->buf, 0, u->data, FERRY_MIN(u->bytes, r->bytes));
+        finish_recv(r, u->src, u->tag, u->bytes);
+    }
+    ferry_unexp_free(u);
+}
+
+void ferry_proto_irecv(struct ferry_request *r)
+{
+    ferry_requests_active++;
+    r->complete = 0;
+    r->bytes = ferry_dt_bytes(r->dt, r->count);
+    if (r->peer == MPI_PROC_NULL) {
+        ferry_status_set(&r->status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+        ferry_request_complete(r);
+        return;
+    }
+    struct ferry_unexp *u = ferry_unexp_find(r->ctx, r->peer, r->tag, 1);
+    if (u)
+        ferry_proto_recv_from_unexp(r, u);
+    else
+        ferry_posted_add(r);
+}
+
+static void on_eager(int src, const struct ferry_pkt *pkt)
+{
+    const void *payload = pkt + 1;
+    struct ferry_request *r = ferry_posted_take(pkt->ctx, pkt->src, pkt->tag);
+    if (r) {
+        ferry_dt_unpack(r->dt, r->buf, 0, payload, FERRY_MIN((size_t)pkt->msg_bytes, r->bytes));
+        finish_recv(r, pkt->src, pkt->tag, pkt->msg_bytes);
+        return;
+    }
+    struct ferry_unexp *u = ferry_xcalloc(1, sizeof *u);
+    u->ctx = pkt->ctx;
+    u->src = pkt->src;
+    u->tag = pkt->tag;
+    u->world_src = src;
+    u->bytes = pkt->msg_bytes;
+    u->data = ferry_xmalloc(u->bytes);
+    memcpy(u->data, payload, u->bytes);
+    ferry_unexp_add(u);
+}
+
+static void on_rts(int src, const struct ferry_pkt *pkt)
+{
+    struct ferry_request *r = ferry_posted_take(pkt->ctx, pkt->src, pkt->tag);
+    if (r) {
+        start_rndv(r, src, pkt->src, pkt->tag, pkt->msg_bytes, pkt->sreq, pkt->addr);
+        return;
+    }
+    struct ferry_unexp *u = ferry_xcalloc(1, sizeof *u);
+    u->ctx = pkt->ctx;
+    u->src = pkt->src;
+    u->tag = pkt->tag;
+    u->world_src = src;
+    u->bytes = pkt->msg_bytes;
+    u->rndv = 1;
+    u->sync = (pkt->flags & FERRY_PKT_FLAG_SYNC) != 0;
+    u->sreq = pkt->sreq;
+    u->addr = pkt->addr;
+    ferry_unexp_add(u);
+}
+
+static void on_data(int src, const struct ferry_pkt *pkt)
+{
+    struct ferry_request *r = (struct ferry_request *)(uintptr_t)pkt->rreq;
+    size_t off = pkt->offset, n = pkt->payload;
+    if (off < r->bytes)
+        ferry_dt_unpack(r->dt, r->buf, off, pkt + 1, FERRY_MIN(n, r->bytes - off));
+    r->done_bytes += n;
+    if (r->done_bytes == r->msg_bytes)
+        finish_recv(r, r->status.MPI_SOURCE, r->status.MPI_TAG, r->msg_bytes);
+}
+
+typedef void (*pkt_handler)(int src, const struct ferry_pkt *pkt);
+static const pkt_handler handlers[FERRY_PKT_TYPE_COUNT] = {
+    [FERRY_PKT_EAGER] = on_eager,
+    [FERRY_PKT_RTS] = on_rts,
+    [FERRY_PKT_CTS] = ferry_proto_on_cts,
+    [FERRY_PKT_DATA] = on_data,
+    [FERRY_PKT_FIN] = ferry_proto_on_fin,
+};
+
+void ferry_proto_receive(int src, const struct ferry_pkt *pkt)
+{
+    if (FERRY_UNLIKELY(pkt->type == 0 || pkt->type >= FERRY_PKT_TYPE_COUNT))
+        ferry_fatal("corrupt packet type %u from rank %d", pkt->type, src);
+    handlers[pkt->type](src, pkt);
+}

@@ -1,0 +1,244 @@
+/* Sender side of the protocols, and the per-peer queues of packets waiting
+ * for transport space.
+ *
+ * Packets to one peer leave in the order they were queued (the receiver
+ * matches in arrival order, so reordering here would break non-overtaking).
+ * The fast path writes straight into the transport when the peer's queue is
+ * empty; otherwise the operation is appended and ferry_proto_progress_sends()
+ * moves it out as space frees up. */
+#include "proto/proto.h"
+#include "core/comm.h"
+#include "core/config.h"
+#include "core/datatype.h"
+#include "core/request.h"
+#include "core/runtime.h"
+#include "core/util.h"
+#include "transport/transport.h"
+#include <stdlib.h>
+#include <string.h>
+
+enum out_kind { OUT_EAGER, OUT_RTS, OUT_DATA, OUT_CTRL };
+
+struct out_op {
+    enum out_kind kind;
+    struct ferry_request *req;
+    size_t offset;             /* OUT_DATA: bytes already sent */
+    struct ferry_pkt ctrl;     /* OUT_CTRL: the packet to send */
+    struct out_op *next;
+};
+
+struct out_queue {
+    struct out_op *head, *tail;
+};
+
+static struct out_queue *queues;   /* per world rank */
+static long queued_ops;
+static long sends_inflight;         /* send requests started, not complete */            /* total ops in all queues, to skip the scan when idle */
+static struct out_op *op_pool;
+
+void ferry_proto_init(void)
+{
+    queues = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *queues);
+}
+
+void ferry_proto_finalize(void)
+{
+    free(queues);
+    queues = NULL;
+    while (op_pool) {
+        struct out_op *o = op_pool;
+        op_pool = o->next;
+        free(o);
+    }
+}
+
+size_t ferry_proto_eager_max(int peer)
+{
+    size_t mp = ferry_rt.peers[peer].tr->max_payload(peer);
+    if (ferry_cfg.eager_max >= 0 && (size_t)ferry_cfg.eager_max < mp)
+        return (size_t)ferry_cfg.eager_max;
+    return mp;
+}
+
+static void fill_envelope(struct ferry_pkt *p, const struct ferry_request *r, enum ferry_pkt_type type)
+{
+    p->type = (uint8_t)type;
+    p->flags = r->mode == FERRY_MODE_SYNC ? FERRY_PKT_FLAG_SYNC : 0;
+    p->reserved = 0;
+    p->src = r->comm->rank;
+    p->tag = r->tag;
+    p->ctx = r->ctx;
+    p->msg_bytes = r->bytes;
+    p->offset = 0;
+    p->sreq = (uint64_t)(uintptr_t)r;
+    p->rreq = 0;
+    p->addr = 0;
+    p->payload = 0;
+    p->reserved2 = 0;
+}
+
+long ferry_proto_sends_inflight(void)
+{
+    return sends_inflight;
+}
+
+static void send_done(struct ferry_request *r)
+{
+    sends_inflight--;
+    ferry_request_complete(r);
+}
+
+/* Try to put one step of op into the transport. Returns 1 when the op is
+ * finished (and may be dropped), 0 when the transport is full. */
+static int op_step(int peer, struct out_op *op)
+{
+    const struct ferry_transport *tr = ferry_rt.peers[peer].tr;
+    struct ferry_request *r = op->req;
+    struct ferry_pkt *p;
+
+    switch (op->kind) {
+    case OUT_CTRL:
+        if (!(p = tr->reserve(peer)))
+            return 0;
+        *p = op->ctrl;
+        tr->commit(peer, p);
+        return 1;
+    case OUT_EAGER:
+        if (!(p = tr->reserve(peer)))
+            return 0;
+        fill_envelope(p, r, FERRY_PKT_EAGER);
+        p->payload = (uint32_t)r->bytes;
+        ferry_dt_pack(r->dt, r->buf, 0, p + 1, r->bytes);
+        tr->commit(peer, p);
+        send_done(r);
+        return 1;
+    case OUT_RTS:
+        if (!(p = tr->reserve(peer)))
+            return 0;
+        fill_envelope(p, r, FERRY_PKT_RTS);
+        if (ferry_dt_is_contig(r->dt, r->count))
+            p->addr = (uint64_t)(uintptr_t)ferry_dt_contig_ptr(r->dt, r->buf);
+        tr->commit(peer, p);
+        return 1;   /* the request completes on FIN, or after DATA */
+    case OUT_DATA: {
+        size_t max = tr->max_payload(peer);
+        while (op->offset < r->bytes) {
+            if (!(p = tr->reserve(peer)))
+                return 0;
+            size_t n = FERRY_MIN(max, r->bytes - op->offset);
+            fill_envelope(p, r, FERRY_PKT_DATA);
+            p->rreq = r->remote_cookie;
+            p->offset = op->offset;
+            p->payload = (uint32_t)n;
+            ferry_dt_pack(r->dt, r->buf, op->offset, p + 1, n);
+            tr->commit(peer, p);
+            op->offset += n;
+        }
+        send_done(r);
+        return 1;
+    }
+    }
+    return 1;
+}
+
+static void enqueue(int peer, struct out_op *op)
+{
+    struct out_queue *q = &queues[peer];
+    op->next = NULL;
+    if (q->tail)
+        q->tail->next = op;
+    else
+        q->head = op;
+    q->tail = op;
+    queued_ops++;
+}
+
+static struct out_op *op_new(enum out_kind kind, struct ferry_request *r)
+{
+    struct out_op *op = op_pool;
+    if (op)
+        op_pool = op->next;
+    else
+        op = ferry_xmalloc(sizeof *op);
+    op->kind = kind;
+    op->req = r;
+    op->offset = 0;
+    op->next = NULL;
+    return op;
+}
+
+/* Run op now if nothing is queued ahead of it, else queue it. */
+static void submit(int peer, struct out_op *op)
+{
+    if (!queues[peer].head && op_step(peer, op)) {
+        op->next = op_pool;
+        op_pool = op;
+        return;
+    }
+    enqueue(peer, op);
+}
+
+void ferry_proto_isend(struct ferry_request *r)
+{
+    ferry_requests_active++;
+    sends_inflight++;
+    r->complete = 0;
+    if (r->peer == MPI_PROC_NULL) {
+        ferry_status_set(&r->status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+        send_done(r);
+        return;
+    }
+    int peer = ferry_comm_world_rank(r->comm, r->peer);
+    r->world_peer = peer;
+    r->bytes = ferry_dt_bytes(r->dt, r->count);
+    r->done_bytes = 0;
+    ferry_status_set(&r->status, MPI_UNDEFINED, MPI_UNDEFINED, MPI_SUCCESS, 0, 0);
+    int eager = r->mode != FERRY_MODE_SYNC && r->bytes <= ferry_proto_eager_max(peer);
+    submit(peer, op_new(eager ? OUT_EAGER : OUT_RTS, r));
+}
+
+void ferry_proto_send_ctrl(int peer, const struct ferry_pkt *hdr)
+{
+    struct out_op *op = op_new(OUT_CTRL, NULL);
+    op->ctrl = *hdr;
+    submit(peer, op);
+}
+
+/* CTS: the receiver matched and wants the data streamed. Queue it behind
+ * whatever is already queued for that peer. */
+void ferry_proto_on_cts(int src, const struct ferry_pkt *pkt)
+{
+    struct ferry_request *r = (struct ferry_request *)(uintptr_t)pkt->sreq;
+    r->remote_cookie = pkt->rreq;
+    submit(src, op_new(OUT_DATA, r));
+}
+
+/* FIN: the receiver pulled the data itself. */
+void ferry_proto_on_fin(int src, const struct ferry_pkt *pkt)
+{
+    struct ferry_request *r = (struct ferry_request *)(uintptr_t)pkt->sreq;
+    send_done(r);
+}
+
+int ferry_proto_progress_sends(void)
+{
+    if (!queued_ops)
+        return 0;
+    int moved = 0;
+    for (int peer = 0; peer < ferry_rt.world_size; peer++) {
+        struct out_queue *q = &queues[peer];
+        while (q->head) {
+            struct out_op *op = q->head;
+            if (!op_step(peer, op))
+                break;
+            q->head = op->next;
+            if (!q->head)
+                q->tail = NULL;
+            queued_ops--;
+            moved++;
+            op->next = op_pool;
+            op_pool = op;
+        }
+    }
+    return moved;
+}

@@ -1,0 +1,43 @@
+/* The transport boundary: every transport (shm today; self, udp, ofi later)
+ * implements this ops table and nothing above it knows which one it talks to.
+ *
+ * Sending: reserve a slot for one packet to a peer (header + up to
+ * max_payload bytes), fill it, commit it. Packets to one peer are delivered in
+ * the order they were committed. Receiving: poll() hands every arrived packet
+ * to ferry_proto_receive() and releases the slot once that returns.
+ * Single copy: a transport may offer pull(), reading a peer's memory directly. */
+#ifndef FERRY_TRANSPORT_H
+#define FERRY_TRANSPORT_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "proto/packet.h"
+
+struct ferry_transport {
+    const char *name;
+    /* Set up after boot; collective over all ranks (uses ferry_boot_put/fence/get). */
+    int (*init)(void);
+    /* Every rank has passed its final barrier: release resources. */
+    void (*finalize)(void);
+    /* Deliver arrived packets; returns how many were handled. */
+    int (*poll)(void);
+    /* A slot for one packet to world rank `peer`, or NULL when none is free
+     * right now (the caller retries after progressing). */
+    struct ferry_pkt *(*reserve)(int peer);
+    /* Publish the reserved slot; hdr->payload bytes follow the header. */
+    void (*commit)(int peer, struct ferry_pkt *pkt);
+    /* Largest payload one packet carries. */
+    size_t (*max_payload)(int peer);
+    /* Single copy: read len bytes at the peer's address `remote` into local.
+     * Returns 0, or -errno (the caller then falls back to a copy protocol).
+     * NULL when the transport has no single-copy mechanism. */
+    int (*pull)(int peer, void *local, uint64_t remote, size_t len);
+    /* Whether pull() may be tried with this peer (probed at init). */
+    int (*can_pull)(int peer);
+    /* Give up single copy with this peer from now on (after a failed pull). */
+    void (*disable_pull)(int peer);
+};
+
+extern const struct ferry_transport ferry_transport_shm;
+
+#endif
