@@ -63,9 +63,10 @@ static inline int check_buf(struct ferry_comm *c, const void *buf, int count, co
 /* Destination rank of a send: a rank of c or MPI_PROC_NULL. */
 static inline int check_dest(struct ferry_comm *c, int rank, const char *fn)
 {
-    if (rank == MPI_PROC_NULL || (rank >= 0 && rank < c->size))
+    int n = ferry_comm_peer_count(c);
+    if (rank == MPI_PROC_NULL || (rank >= 0 && rank < n))
         return MPI_SUCCESS;
-    return ferry_error(c, MPI_ERR_RANK, fn, "invalid rank %d (communicator has %d ranks)", rank, c->size);
+    return ferry_error(c, MPI_ERR_RANK, fn, "invalid rank %d (communicator has %d ranks)", rank, n);
 }
 
 /* Source rank of a receive: also MPI_ANY_SOURCE. */

@@ -69,6 +69,8 @@ void ferry_comm_release(struct ferry_comm *c)
         ferry_objtab_remove(&comms, c->handle);
     ferry_errhandler_release(c->errhandler);
     ferry_group_release(c->group);
+    if (c->remote)
+        ferry_group_release(c->remote);
     free(c);
 }
 

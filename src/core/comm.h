@@ -24,7 +24,8 @@ struct ferry_comm {
     int refs;
     uint32_t ctx;          /* point-to-point context; ctx+1 is the collective context */
     int rank, size;
-    struct ferry_group *group;
+    struct ferry_group *group;         /* local group */
+    struct ferry_group *remote;        /* intercommunicator: the remote group; NULL for intracommunicators */
     MPI_Errhandler errhandler;
     uint32_t coll_seq;     /* tag sequence for internal collectives */
     char name[MPI_MAX_OBJECT_NAME];
@@ -36,10 +37,16 @@ void ferry_comm_finalize(void);
 struct ferry_comm *ferry_comm_get(MPI_Comm h);
 extern struct ferry_comm *ferry_comm_world, *ferry_comm_self;
 
-/* World rank of rank r of comm. */
+/* World rank of the peer that rank r names in c: the local group's rank r,
+ * or on an intercommunicator the remote group's rank r. */
 static inline int ferry_comm_world_rank(const struct ferry_comm *c, int r)
 {
-    return c->group->world[r];
+    return (c->remote ? c->remote : c->group)->world[r];
+}
+/* Number of ranks a point-to-point call may name (remote size for intercomms). */
+static inline int ferry_comm_peer_count(const struct ferry_comm *c)
+{
+    return c->remote ? c->remote->size : c->size;
 }
 
 /* Create a communicator from a group (which it takes a reference to) and a

@@ -5,10 +5,25 @@
 #include "transport/transport.h"
 #include <sched.h>
 
+#define MAX_HOOKS 8
+static ferry_progress_hook hooks[MAX_HOOKS];
+static int nhooks;
+
+void ferry_progress_add_hook(ferry_progress_hook fn)
+{
+    for (int i = 0; i < nhooks; i++)
+        if (hooks[i] == fn)
+            return;
+    if (nhooks < MAX_HOOKS)
+        hooks[nhooks++] = fn;
+}
+
 int ferry_progress(void)
 {
     int n = ferry_transport_shm.poll();
     n += ferry_proto_progress_sends();
+    for (int i = 0; i < nhooks; i++)
+        n += hooks[i]();
     return n;
 }
 

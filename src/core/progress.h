@@ -18,6 +18,12 @@ void ferry_progress_wait(struct ferry_waiter *w);
 
 
 
+/* Layers above the transports with work of their own to advance (nonblocking
+ * collective schedules) register a hook; it runs on every progress call and
+ * returns the work it did. */
+typedef int (*ferry_progress_hook)(void);
+void ferry_progress_add_hook(ferry_progress_hook fn);
+
 struct ferry_request;
 /* Drive progress until r completes. */
 void ferry_request_wait(struct ferry_request *r);
