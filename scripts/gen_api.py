@@ -32,7 +32,8 @@ NOT_STUBBED = re.compile(r'^(Wtime|Wtick|Aint_add|Aint_diff|\w+_(c2f|f2c|c2f08|f
 
 CHAPTER_RE = re.compile(r'^/\* ---- (.+?) ---- \*/$', re.M)
 PROTO_RE = re.compile(r'^([A-Za-z_][\w ]*?[\w*])\s*\bPMPI_(\w+)\s*\(([^()]*)\)\s*;', re.M)
-DEF_RE = re.compile(r'^[A-Za-z_][\w \t]*?\**[ \t]*\bPMPI_(\w+)[ \t]*\(', re.M)
+# The return type may also sit alone on the previous line.
+DEF_RE = re.compile(r'^[A-Za-z_][\w \t]*?\**[ \t]*\n?\bPMPI_(\w+)[ \t]*\(', re.M)
 
 
 class Proto:

@@ -95,7 +95,8 @@ void ferry_errhandler_init(void)
 
 int ferry_errhandler_valid(MPI_Errhandler eh)
 {
-    return eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN || ferry_objtab_get(&errhandlers, eh);
+    return eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN || eh == MPI_ERRORS_ABORT ||
+           ferry_objtab_get(&errhandlers, eh);
 }
 
 void ferry_errhandler_retain(MPI_Errhandler eh)
@@ -130,7 +131,9 @@ int ferry_error(struct ferry_comm *comm, int cls, const char *fn, const char *fm
     MPI_Errhandler eh = comm ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
     if (eh == MPI_ERRORS_RETURN)
         return cls;
-    if (eh != MPI_ERRORS_ARE_FATAL) {
+    /* MPI_ERRORS_ABORT (MPI-4, passed by MPICH-built programs) aborts like
+     * MPI_ERRORS_ARE_FATAL: Ferry has no way to abort only part of a job. */
+    if (eh != MPI_ERRORS_ARE_FATAL && eh != MPI_ERRORS_ABORT) {
         struct errhandler *e = ferry_objtab_get(&errhandlers, eh);
         if (e && e->fn) {
             MPI_Comm h = comm->handle;
