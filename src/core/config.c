@@ -1,17 +1,21 @@
 /* The FERRY_* configuration table (see config.h). */
 #include "core/config.h"
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct ferry_config ferry_cfg;
 
+/* An integer variable, or, when `choices` is set, one of a comma-separated
+ * list of names stored as its index (min/max are ignored then). */
 struct config_var {
     const char *name;
     long *value;
     long dflt;
     long min, max;
     const char *help;
+    const char *choices;
 };
 
 static const struct config_var vars[] = {
@@ -29,12 +33,55 @@ static const struct config_var vars[] = {
      "Empty progress polls a waiting rank makes before it starts yielding the CPU."},
     {"FERRY_VERBOSE", &ferry_cfg.verbose, 0, 0, 10,
      "Diagnostics on stderr: 1 decisions (transports, single copy), 2 more."},
+    {"FERRY_OVERSUBSCRIBE", &ferry_cfg.oversubscribe, -1, -1, 1,
+     "Idle ranks sleep on a futex instead of polling: -1 when local ranks outnumber their CPUs, 0 never, 1 always."},
+    {"FERRY_SHM_BACKEND", &ferry_cfg.shm_backend, FERRY_SHM_BACKEND_MEMFD, 0, 0,
+     "Where shared memory comes from: memfd (anonymous, handed over a UNIX socket; independent of /dev/shm) "
+     "or posix (shm_open in /dev/shm).", "memfd,posix"},
 };
+
+/* Index of s in the comma-separated list, -1 if absent. */
+static long choice_index(const char *choices, const char *s)
+{
+    size_t n = strlen(s);
+    long i = 0;
+    for (const char *p = choices; *p; i++) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, s, n))
+            return i;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return -1;
+}
+
+/* Name of choice i (into buf). */
+static const char *choice_name(const char *choices, long i, char *buf, size_t len)
+{
+    const char *p = choices;
+    for (; i > 0 && p; i--) {
+        p = strchr(p, ',');
+        if (p)
+            p++;
+    }
+    if (!p)
+        return "?";
+    const char *e = strchr(p, ',');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), p);
+    return buf;
+}
 
 static void die_bad(const struct config_var *v, const char *s)
 {
-    fprintf(stderr, "ferry: invalid value '%s' for %s (expected an integer in [%ld, %ld]): %s\n",
-            s, v->name, v->min, v->max, v->help);
+    if (v->choices)
+        fprintf(stderr, "ferry: invalid value '%s' for %s (expected one of %s): %s\n", s, v->name, v->choices,
+                v->help);
+    else
+        fprintf(stderr, "ferry: invalid value '%s' for %s (expected an integer in [%ld, %ld]): %s\n", s, v->name,
+                v->min, v->max, v->help);
     exit(1);
 }
 
@@ -46,6 +93,13 @@ void ferry_config_load(void)
         const char *s = getenv(v->name);
         if (!s || !*s)
             continue;
+        if (v->choices) {
+            long i = choice_index(v->choices, s);
+            if (i < 0)
+                die_bad(v, s);
+            *v->value = i;
+            continue;
+        }
         char *end;
         errno = 0;
         long x = strtol(s, &end, 0);
@@ -62,6 +116,12 @@ void ferry_config_print(FILE *out)
     fprintf(out, "%-22s %-10s %s\n", "Variable", "Default", "Meaning");
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         const struct config_var *v = &vars[i];
-        fprintf(out, "%-22s %-10ld %s\n", v->name, v->dflt, v->help);
+        char d[64];
+        if (v->choices)
+            choice_name(v->choices, v->dflt, d, sizeof d);
+        else
+            snprintf(d, sizeof d, "%ld", v->dflt);
+        fprintf(out, "%-22s %-10s %s%s%s%s\n", v->name, d, v->help, v->choices ? " Choices: " : "",
+                v->choices ? v->choices : "", v->choices ? "." : "");
     }
 }

@@ -14,7 +14,10 @@ struct ferry_config {
     long cma_chunk;          /* bytes per process_vm_readv call */
     long spin;               /* empty progress polls before a waiting rank yields the CPU */
     long verbose;            /* diagnostic output level */
+    long shm_backend;        /* enum ferry_shm_backend */
+    long oversubscribe;      /* -1 detect, 0 never sleep, 1 always sleep when idle */
 };
+enum ferry_shm_backend { FERRY_SHM_BACKEND_MEMFD, FERRY_SHM_BACKEND_POSIX };
 extern struct ferry_config ferry_cfg;
 
 /* Read FERRY_* from the environment; a malformed value is a fatal error that

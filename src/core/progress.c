@@ -27,14 +27,30 @@ int ferry_progress(void)
     return n;
 }
 
+/* Oversubscribed, a waiting rank gives the CPU away quickly: a few polls,
+ * a few yields, then it sleeps until a peer rings it. */
+#define OVERSUB_SPIN 64
+#define OVERSUB_YIELDS 16
+
 void ferry_progress_wait(struct ferry_waiter *w)
 {
     if (ferry_progress()) {
         w->idle = 0;
         return;
     }
-    if (++w->idle > ferry_cfg.spin)
+    w->idle++;
+    if (!ferry_rt.oversubscribed) {
+        if (w->idle > ferry_cfg.spin)
+            sched_yield();
+        return;
+    }
+    if (w->idle <= OVERSUB_SPIN)
+        return;
+    /* queued sends wait for ring space, which nobody rings for: just yield */
+    if (w->idle <= OVERSUB_SPIN + OVERSUB_YIELDS || ferry_proto_sends_queued())
         sched_yield();
+    else
+        ferry_transport_shm.sleep();
 }
 
 #include "core/request.h"

@@ -22,6 +22,7 @@ struct ferry_runtime {
     int thread_level;
     int appnum;
     int singleton;
+    int oversubscribed;                /* more local ranks than CPUs: waiting ranks sleep */
     char jobid[64];
     char hostname[MPI_MAX_PROCESSOR_NAME];
     struct ferry_peer *peers;          /* indexed by world rank */

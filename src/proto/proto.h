@@ -33,6 +33,8 @@ int ferry_proto_progress_sends(void);
 void ferry_proto_send_ctrl(int peer, const struct ferry_pkt *hdr);
 /* Send operations started and not complete yet. */
 long ferry_proto_sends_inflight(void);
+/* Packets waiting in per-peer queues for transport space. */
+long ferry_proto_sends_queued(void);
 /* Eager limit for a peer (from FERRY_EAGER_MAX and the transport's packet size). */
 size_t ferry_proto_eager_max(int peer);
 

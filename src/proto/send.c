@@ -82,6 +82,11 @@ long ferry_proto_sends_inflight(void)
     return sends_inflight;
 }
 
+long ferry_proto_sends_queued(void)
+{
+    return queued_ops;
+}
+
 static void send_done(struct ferry_request *r)
 {
     sends_inflight--;

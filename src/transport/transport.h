@@ -36,6 +36,8 @@ struct ferry_transport {
     int (*can_pull)(int peer);
     /* Give up single copy with this peer from now on (after a failed pull). */
     void (*disable_pull)(int peer);
+    /* Nothing to do: block until a packet may have arrived (or briefly). */
+    void (*sleep)(void);
 };
 
 extern const struct ferry_transport ferry_transport_shm;

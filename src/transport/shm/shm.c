@@ -1,12 +1,21 @@
-/* The shared-memory transport (see shm_layout.h for the layout).
+/* The shared-memory transport (see shm_layout.h for the layout, segment.h
+ * for where the memory comes from).
  *
- * Memory ordering: the producer fills a cell with plain stores and then
+ * Memory ordering of a ring: the producer fills a cell with plain stores and
  * publishes it with a release store of head; the consumer reads head with an
  * acquire load, so the cell contents are visible before it reads them. The
  * consumer finishes reading a cell before its release store of tail; the
  * producer reads tail with acquire before reusing the cell. Nothing else is
- * shared, so no locks and no read-modify-write atomics are needed. */
+ * shared on the message path, so no locks and no read-modify-write atomics.
+ *
+ * Sleeping (oversubscribed nodes only): the owner stores armed = 1, then
+ * re-checks every ring, then futex-waits on bell. A producer stores head,
+ * then reads armed. Both sides put a full (seq_cst) fence between their store
+ * and their load, so at least one of them sees the other's store: either the
+ * owner sees the new head and does not sleep, or the producer sees armed and
+ * wakes it. Without oversubscription nobody arms and the fence is skipped. */
 #include "transport/transport.h"
+#include "transport/shm/segment.h"
 #include "transport/shm/shm_layout.h"
 #include "boot/boot.h"
 #include "core/config.h"
@@ -14,19 +23,21 @@
 #include "core/util.h"
 #include "proto/proto.h"
 #include <errno.h>
-#include <fcntl.h>
+#include <linux/futex.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 struct shm_out {            /* this rank's view of its ring in a peer's region */
     struct shm_ring_ctl *ctl;
     char *cells;
+    struct shm_doorbell *bell;
     uint64_t head;          /* private copy: we are the only writer */
     uint64_t tail_cache;    /* last tail we read; refreshed only when the ring looks full */
 };
@@ -40,46 +51,24 @@ struct shm_in {             /* a ring in our own region */
 
 static struct {
     uint32_t nlocal, ncells, cell_size;
-    size_t region_size;
+    size_t stride;              /* bytes per region */
+    char *base;                 /* the node segment */
     void *mine;                 /* our region */
-    void **regions;             /* by local index; regions[local_rank] == mine */
     struct shm_in *in;          /* by local index */
     struct shm_out *out;        /* by world rank (only local peers used) */
-    int *world_of_local;
     unsigned char *pull_ok;     /* by world rank */
-    char name[128];
-    int unlinked;
+    int may_sleep;              /* node is oversubscribed: producers must check doorbells */
 } shm;
 
-static void region_name(char *buf, size_t len, int world_rank)
+static inline void *region(uint32_t local)
 {
-    snprintf(buf, len, "/ferry-%s-%d", ferry_rt.jobid, world_rank);
+    return shm.base + (size_t)local * shm.stride;
 }
 
-static void create_own_region(void)
+static void init_own_region(void)
 {
-    region_name(shm.name, sizeof shm.name, ferry_rt.world_rank);
-    int fd = shm_open(shm.name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (fd < 0)
-        ferry_fatal("MPI_Init: cannot create shared memory %s: %s", shm.name, strerror(errno));
-    /* Reserve every page now: a /dev/shm that is too small (Docker's default
-     * is 64 MiB) must fail here with the fix, not SIGBUS in the middle of a run. */
-    int rc = ftruncate(fd, (off_t)shm.region_size) ? errno : posix_fallocate(fd, 0, (off_t)shm.region_size);
-    if (rc) {
-        close(fd);
-        shm_unlink(shm.name);
-        ferry_fatal("MPI_Init: cannot reserve %zu KiB of shared memory in /dev/shm (%s); %u local ranks need "
-                    "%zu KiB in all. Give the job more: docker run --shm-size=1g, AWS Batch "
-                    "linuxParameters.sharedMemorySize, Kubernetes emptyDir {medium: Memory}; or lower "
-                    "FERRY_SHM_CELLS / FERRY_SHM_CELL_SIZE",
-                    shm.region_size / 1024, strerror(rc), shm.nlocal, shm.region_size / 1024 * shm.nlocal);
-    }
-    shm.mine = mmap(NULL, shm.region_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (shm.mine == MAP_FAILED)
-        ferry_fatal("MPI_Init: cannot map shared memory: %s", strerror(errno));
     /* first touch by the owner (the receiver) */
-    memset(shm.mine, 0, shm.region_size);
+    memset(shm.mine, 0, shm.stride);
     struct shm_region_hdr *h = shm.mine;
     h->version = FERRY_SHM_VERSION;
     h->nlocal = shm.nlocal;
@@ -88,42 +77,56 @@ static void create_own_region(void)
     h->owner_rank = ferry_rt.world_rank;
     h->owner_pid = (int32_t)getpid();
     h->cma_probe = FERRY_SHM_MAGIC ^ (uint64_t)getpid();
+    cpu_set_t set;
+    h->cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? (uint64_t)CPU_COUNT(&set) : 1;
     h->magic = FERRY_SHM_MAGIC;
 }
 
-static void *map_peer_region(int world_rank)
+static void check_region(uint32_t local, int world)
 {
-    char name[128];
-    region_name(name, sizeof name, world_rank);
-    int fd = shm_open(name, O_RDWR, 0600);
-    if (fd < 0)
-        ferry_fatal("MPI_Init: cannot open rank %d's shared memory %s: %s", world_rank, name, strerror(errno));
-    void *p = mmap(NULL, shm.region_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED)
-        ferry_fatal("MPI_Init: cannot map rank %d's shared memory: %s", world_rank, strerror(errno));
-    struct shm_region_hdr *h = p;
+    struct shm_region_hdr *h = region(local);
     if (h->magic != FERRY_SHM_MAGIC || h->version != FERRY_SHM_VERSION || h->nlocal != shm.nlocal ||
         h->ncells != shm.ncells || h->cell_size != shm.cell_size)
         ferry_fatal("MPI_Init: rank %d's shared memory has a different layout (mixed Ferry versions or "
-                    "FERRY_SHM_* settings?)", world_rank);
-    return p;
+                    "FERRY_SHM_* settings?)", world);
 }
 
 /* Single copy is decided per peer by a real read: same user namespace,
  * ptrace permission, no seccomp filter in the way. */
-static int probe_pull(int world_rank, uint64_t remote_hdr)
+static int probe_pull(int world, uint64_t remote_hdr)
 {
-    struct shm_region_hdr *h = shm.regions[ferry_rt.peers[world_rank].local];
+    struct shm_region_hdr *h = region((uint32_t)ferry_rt.peers[world].local);
     uint64_t got = 0;
     struct iovec l = {&got, sizeof got};
     struct iovec r = {(void *)(uintptr_t)(remote_hdr + offsetof(struct shm_region_hdr, cma_probe)), sizeof got};
     ssize_t n = process_vm_readv(h->owner_pid, &l, 1, &r, 1, 0);
     int ok = n == (ssize_t)sizeof got && got == h->cma_probe;
     if (!ok)
-        ferry_log(1, "single copy with rank %d unavailable (%s); using the copy path",
-                  world_rank, n < 0 ? strerror(errno) : "probe mismatch");
+        ferry_log(1, "single copy with rank %d unavailable (%s); using the copy path", world,
+                  n < 0 ? strerror(errno) : "probe mismatch");
     return ok;
+}
+
+/* Oversubscribed when the ranks of this node have fewer CPUs among them than
+ * there are ranks (the largest affinity mask stands in for their union:
+ * ranks bound one per core see one CPU each but do not share). */
+static int decide_sleep(void)
+{
+    if (ferry_cfg.oversubscribe >= 0)
+        return (int)ferry_cfg.oversubscribe;
+    uint64_t cpus = 0;
+    int bound_single = 0;
+    for (uint32_t i = 0; i < shm.nlocal; i++) {
+        uint64_t c = ((struct shm_region_hdr *)region(i))->cpus;
+        cpus = c > cpus ? c : cpus;
+        bound_single += c == 1;
+    }
+    if (bound_single == (int)shm.nlocal) {
+        /* everyone is pinned to one CPU: shared only if two ranks got the same one */
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        return (long)shm.nlocal > ncpu;
+    }
+    return (uint64_t)shm.nlocal > cpus;
 }
 
 static int shm_init(void)
@@ -132,32 +135,35 @@ static int shm_init(void)
     shm.nlocal = (uint32_t)nlocal;
     shm.ncells = (uint32_t)ferry_cfg.shm_cells;
     shm.cell_size = (uint32_t)ferry_cfg.shm_cell_size;
-    shm.region_size = shm_region_size(shm.nlocal, shm.ncells, shm.cell_size);
-    shm.regions = ferry_xcalloc((size_t)nlocal, sizeof *shm.regions);
+    shm.stride = shm_region_size(shm.nlocal, shm.ncells, shm.cell_size);
     shm.in = ferry_xcalloc((size_t)nlocal, sizeof *shm.in);
     shm.out = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *shm.out);
     shm.pull_ok = ferry_xcalloc((size_t)ferry_rt.world_size, 1);
-    shm.world_of_local = ferry_xcalloc((size_t)nlocal, sizeof(int));
-    for (int w = 0; w < ferry_rt.world_size; w++)
-        if (ferry_rt.peers[w].local >= 0)
-            shm.world_of_local[ferry_rt.peers[w].local] = w;
 
     if (ferry_cfg.cma != 0)
         prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);   /* Yama ptrace_scope=1 */
-    create_own_region();
+    shm.base = ferry_shm_segment_attach(shm.stride, nlocal, ferry_rt.local_rank);
+    shm.mine = region((uint32_t)ferry_rt.local_rank);
+    init_own_region();
     char val[64];
     snprintf(val, sizeof val, "%llx", (unsigned long long)(uintptr_t)shm.mine);
     ferry_boot_put("shm-addr", val);
     ferry_boot_fence();
+    /* Everyone has mapped the segment: a name, if any, can go. From here on a
+     * crash of any rank leaves nothing behind in /dev/shm. */
+    ferry_shm_segment_seal();
 
-    for (int i = 0; i < nlocal; i++) {
-        int w = shm.world_of_local[i];
-        shm.regions[i] = w == ferry_rt.world_rank ? shm.mine : map_peer_region(w);
-        ferry_rt.peers[w].pid = ((struct shm_region_hdr *)shm.regions[i])->owner_pid;
+    for (int w = 0; w < ferry_rt.world_size; w++) {
+        int i = ferry_rt.peers[w].local;
+        if (i < 0)
+            continue;
+        check_region((uint32_t)i, w);
+        ferry_rt.peers[w].pid = ((struct shm_region_hdr *)region((uint32_t)i))->owner_pid;
         /* our ring inside peer i's region is the one indexed by our local rank */
-        shm.out[w].ctl = shm_ring_ctl(shm.regions[i], (uint32_t)ferry_rt.local_rank);
-        shm.out[w].cells = shm_ring_cells(shm.regions[i], shm.nlocal, shm.ncells, shm.cell_size,
+        shm.out[w].ctl = shm_ring_ctl(region((uint32_t)i), (uint32_t)ferry_rt.local_rank);
+        shm.out[w].cells = shm_ring_cells(region((uint32_t)i), shm.nlocal, shm.ncells, shm.cell_size,
                                           (uint32_t)ferry_rt.local_rank);
+        shm.out[w].bell = shm_doorbell(region((uint32_t)i));
         shm.in[i].ctl = shm_ring_ctl(shm.mine, (uint32_t)i);
         shm.in[i].cells = shm_ring_cells(shm.mine, shm.nlocal, shm.ncells, shm.cell_size, (uint32_t)i);
         shm.in[i].world = w;
@@ -171,26 +177,19 @@ static int shm_init(void)
                         ferry_rt.world_rank, w);
         }
     }
-    /* Everyone has mapped every region: the names can go. From here on a
-     * crash of any rank leaves nothing behind in /dev/shm. */
-    ferry_boot_fence();
-    shm_unlink(shm.name);
-    shm.unlinked = 1;
+    shm.may_sleep = decide_sleep();
+    ferry_rt.oversubscribed = shm.may_sleep;
+    ferry_log(1, "shm: %u local ranks, %u cells of %u bytes per ring, %zu KiB per rank%s", shm.nlocal, shm.ncells,
+              shm.cell_size, shm.stride / 1024, shm.may_sleep ? ", oversubscribed: idle ranks sleep" : "");
     return 0;
 }
 
 static void shm_finalize(void)
 {
-    for (uint32_t i = 0; i < shm.nlocal; i++)
-        if (shm.regions[i])
-            munmap(shm.regions[i], shm.region_size);
-    if (!shm.unlinked)
-        shm_unlink(shm.name);
-    free(shm.regions);
+    ferry_shm_segment_detach(shm.base, shm.stride * shm.nlocal);
     free(shm.in);
     free(shm.out);
     free(shm.pull_ok);
-    free(shm.world_of_local);
     memset(&shm, 0, sizeof shm);
 }
 
@@ -224,12 +223,52 @@ static struct ferry_pkt *shm_reserve(int peer)
     return (struct ferry_pkt *)(o->cells + (size_t)(o->head % shm.ncells) * shm.cell_size);
 }
 
+static long futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
+}
+
 static void shm_commit(int peer, struct ferry_pkt *pkt)
 {
     struct shm_out *o = &shm.out[peer];
     o->head++;
     /* publish: the cell's contents happen-before the consumer sees head */
     __atomic_store_n(&o->ctl->head, o->head, __ATOMIC_RELEASE);
+    if (shm.may_sleep) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);   /* store head, then load armed (see top) */
+        if (__atomic_load_n(&o->bell->armed, __ATOMIC_RELAXED) &&
+            __atomic_exchange_n(&o->bell->armed, 0, __ATOMIC_SEQ_CST)) {
+            __atomic_fetch_add(&o->bell->bell, 1, __ATOMIC_SEQ_CST);
+            futex(&o->bell->bell, FUTEX_WAKE, 1, NULL);
+        }
+    }
+}
+
+static int rings_pending(void)
+{
+    for (uint32_t i = 0; i < shm.nlocal; i++)
+        if (__atomic_load_n(&shm.in[i].ctl->head, __ATOMIC_RELAXED) != shm.in[i].tail)
+            return 1;
+    return 0;
+}
+
+/* Sleep until a producer rings (or a short timeout, the safety net for
+ * waits no producer rings for, such as ring space freeing up). */
+static void shm_sleep(void)
+{
+    if (!shm.may_sleep) {
+        sched_yield();
+        return;
+    }
+    struct shm_doorbell *d = shm_doorbell(shm.mine);
+    uint32_t seen = __atomic_load_n(&d->bell, __ATOMIC_ACQUIRE);
+    __atomic_store_n(&d->armed, 1, __ATOMIC_SEQ_CST);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);       /* store armed, then load heads (see top) */
+    if (!rings_pending()) {
+        struct timespec ts = {0, 2 * 1000 * 1000};
+        futex(&d->bell, FUTEX_WAIT, seen, &ts);
+    }
+    __atomic_store_n(&d->armed, 0, __ATOMIC_RELAXED);
 }
 
 static size_t shm_max_payload(int peer)
@@ -274,4 +313,5 @@ const struct ferry_transport ferry_transport_shm = {
     .pull = shm_pull,
     .can_pull = shm_can_pull,
     .disable_pull = shm_disable_pull,
+    .sleep = shm_sleep,
 };

@@ -1,12 +1,12 @@
 /* The shared-memory layout, in one place.
  *
- * Every local rank owns one region (a POSIX shm object named
- * /ferry-<jobid>-<world rank>, mode 0600, unlinked as soon as every local rank
- * has mapped it). The owner creates it, reserves its memory up front
- * (posix_fallocate, so a too-small /dev/shm fails at MPI_Init instead of
- * SIGBUS later) and first-touches it, so its pages sit near the receiver.
+ * The node segment (segment.h) holds one region per local rank, `stride`
+ * bytes apart. Each owner reserves its region (posix_fallocate, so a shortage
+ * fails at MPI_Init instead of SIGBUS later) and first-touches it, so its pages
+ * sit near the receiver.
  *
  *   struct shm_region_hdr                      64 bytes
+ *   struct shm_doorbell                        64 bytes: futex the owner sleeps on
  *   struct shm_ring_ctl   ctl[nlocal]          128 bytes each: ring from local rank i
  *   cells[nlocal][ncells][cell_size]           cell = struct ferry_pkt + payload
  *
@@ -31,9 +31,20 @@ struct shm_region_hdr {
     int32_t owner_rank;
     int32_t owner_pid;
     uint64_t cma_probe;     /* a value peers read with process_vm_readv to test single copy */
-    uint8_t pad[24];
+    uint64_t cpus;          /* CPUs in the owner's affinity mask (for the oversubscription decision) */
+    uint8_t pad[16];
 };
 static_assert(sizeof(struct shm_region_hdr) == 64, "region header is one cache line");
+
+/* An oversubscribed owner with nothing to do sleeps on `bell` (futex) after
+ * setting `armed`; a producer that publishes a cell and then sees `armed`
+ * clears it, bumps `bell` and wakes the owner. See shm.c for the ordering. */
+struct shm_doorbell {
+    uint32_t bell;
+    uint32_t armed;
+    uint8_t pad[56];
+};
+static_assert(sizeof(struct shm_doorbell) == 64, "doorbell is one cache line");
 
 struct shm_ring_ctl {
     _Alignas(64) uint64_t head;   /* written by the producer (the sending rank), release */
@@ -42,18 +53,25 @@ struct shm_ring_ctl {
 static_assert(sizeof(struct shm_ring_ctl) == 128, "ring control is two cache lines");
 static_assert(offsetof(struct shm_ring_ctl, tail) == 64, "head and tail on separate cache lines");
 
+#define SHM_CTL_OFFSET (sizeof(struct shm_region_hdr) + sizeof(struct shm_doorbell))
+
+/* Bytes of one region, rounded to whole pages so regions never share a page. */
 static inline size_t shm_region_size(uint32_t nlocal, uint32_t ncells, uint32_t cell_size)
 {
-    return sizeof(struct shm_region_hdr) + (size_t)nlocal * sizeof(struct shm_ring_ctl) +
-           (size_t)nlocal * ncells * cell_size;
+    size_t n = SHM_CTL_OFFSET + (size_t)nlocal * sizeof(struct shm_ring_ctl) + (size_t)nlocal * ncells * cell_size;
+    return (n + 4095) & ~(size_t)4095;
+}
+static inline struct shm_doorbell *shm_doorbell(void *region)
+{
+    return (struct shm_doorbell *)((char *)region + sizeof(struct shm_region_hdr));
 }
 static inline struct shm_ring_ctl *shm_ring_ctl(void *region, uint32_t i)
 {
-    return (struct shm_ring_ctl *)((char *)region + sizeof(struct shm_region_hdr)) + i;
+    return (struct shm_ring_ctl *)((char *)region + SHM_CTL_OFFSET) + i;
 }
 static inline char *shm_ring_cells(void *region, uint32_t nlocal, uint32_t ncells, uint32_t cell_size, uint32_t i)
 {
-    return (char *)region + sizeof(struct shm_region_hdr) + (size_t)nlocal * sizeof(struct shm_ring_ctl) +
+    return (char *)region + SHM_CTL_OFFSET + (size_t)nlocal * sizeof(struct shm_ring_ctl) +
            (size_t)i * ncells * cell_size;
 }
 
