@@ -19,12 +19,13 @@ struct config_var {
 };
 
 static const struct config_var vars[] = {
-    {"FERRY_SHM_CELLS", &ferry_cfg.shm_cells, 16, 2, 1 << 16,
-     "Cells in each sender->receiver shared-memory ring (per pair of local ranks)."},
-    {"FERRY_SHM_CELL_SIZE", &ferry_cfg.shm_cell_size, 8192, 256, 1 << 22,
-     "Bytes per shared-memory cell, 64-byte header included; a multiple of 64."},
+    {"FERRY_SHM_RING", &ferry_cfg.shm_ring, 128 * 1024, 4096, 1L << 30,
+     "Bytes of each sender->receiver shared-memory ring (one per pair of local ranks); a multiple of 64."},
+    {"FERRY_SHM_MAX_PACKET", &ferry_cfg.shm_max_packet, 32 * 1024, 256, 1L << 30,
+     "Largest shared-memory packet in bytes, 64-byte header included (at most a quarter of the ring)."},
     {"FERRY_EAGER_MAX", &ferry_cfg.eager_max, -1, -1, 1L << 40,
-     "Largest message (bytes) sent eagerly in one cell; larger ones use rendezvous. -1: cell payload size."},
+     "Largest message (bytes) sent eagerly in one packet; larger ones use rendezvous. -1: 16 KiB or the "
+     "largest packet payload, whichever is smaller."},
     {"FERRY_CMA", &ferry_cfg.cma, -1, -1, 1,
      "Single-copy rendezvous with process_vm_readv: -1 probe each peer, 0 never, 1 probe and warn if denied."},
     {"FERRY_CMA_CHUNK", &ferry_cfg.cma_chunk, 512 * 1024, 4096, 1L << 40,
@@ -89,8 +90,8 @@ void ferry_config_load(void)
 {
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         const struct config_var *v = &vars[i];
-        *v->value = v->dflt;
         const char *s = getenv(v->name);
+        *v->value = v->dflt;
         if (!s || !*s)
             continue;
         if (v->choices) {
@@ -107,8 +108,8 @@ void ferry_config_load(void)
             die_bad(v, s);
         *v->value = x;
     }
-    if (ferry_cfg.shm_cell_size % 64)
-        die_bad(&vars[1], getenv("FERRY_SHM_CELL_SIZE"));
+    if (ferry_cfg.shm_ring % 64)
+        die_bad(&vars[0], getenv("FERRY_SHM_RING"));
 }
 
 void ferry_config_print(FILE *out)

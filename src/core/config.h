@@ -7,9 +7,9 @@
 #include <stdio.h>
 
 struct ferry_config {
-    long shm_cells;          /* cells per sender->receiver ring */
-    long shm_cell_size;      /* bytes per cell, header included */
-    long eager_max;          /* largest message sent eagerly (-1: derived from cell size) */
+    long shm_ring;           /* bytes per sender->receiver ring */
+    long shm_max_packet;     /* largest packet, header included */
+    long eager_max;          /* largest message sent eagerly (-1: derived) */
     long cma;                /* single copy with process_vm_readv: -1 auto, 0 off, 1 required */
     long cma_chunk;          /* bytes per process_vm_readv call */
     long spin;               /* empty progress polls before a waiting rank yields the CPU */

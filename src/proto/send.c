@@ -52,12 +52,13 @@ void ferry_proto_finalize(void)
     }
 }
 
+#define DEFAULT_EAGER_MAX 16384
+
 size_t ferry_proto_eager_max(int peer)
 {
     size_t mp = ferry_rt.peers[peer].tr->max_payload(peer);
-    if (ferry_cfg.eager_max >= 0 && (size_t)ferry_cfg.eager_max < mp)
-        return (size_t)ferry_cfg.eager_max;
-    return mp;
+    size_t want = ferry_cfg.eager_max >= 0 ? (size_t)ferry_cfg.eager_max : DEFAULT_EAGER_MAX;
+    return want < mp ? want : mp;
 }
 
 static void fill_envelope(struct ferry_pkt *p, const struct ferry_request *r, enum ferry_pkt_type type)
@@ -103,13 +104,13 @@ static int op_step(int peer, struct out_op *op)
 
     switch (op->kind) {
     case OUT_CTRL:
-        if (!(p = tr->reserve(peer)))
+        if (!(p = tr->reserve(peer, 0)))
             return 0;
         *p = op->ctrl;
         tr->commit(peer, p);
         return 1;
     case OUT_EAGER:
-        if (!(p = tr->reserve(peer)))
+        if (!(p = tr->reserve(peer, r->bytes)))
             return 0;
         fill_envelope(p, r, FERRY_PKT_EAGER);
         p->payload = (uint32_t)r->bytes;
@@ -118,7 +119,7 @@ static int op_step(int peer, struct out_op *op)
         send_done(r);
         return 1;
     case OUT_RTS:
-        if (!(p = tr->reserve(peer)))
+        if (!(p = tr->reserve(peer, 0)))
             return 0;
         fill_envelope(p, r, FERRY_PKT_RTS);
         if (ferry_dt_is_contig(r->dt, r->count))
@@ -128,9 +129,9 @@ static int op_step(int peer, struct out_op *op)
     case OUT_DATA: {
         size_t max = tr->max_payload(peer);
         while (op->offset < r->bytes) {
-            if (!(p = tr->reserve(peer)))
-                return 0;
             size_t n = FERRY_MIN(max, r->bytes - op->offset);
+            if (!(p = tr->reserve(peer, n)))
+                return 0;
             fill_envelope(p, r, FERRY_PKT_DATA);
             p->rreq = r->remote_cookie;
             p->offset = op->offset;

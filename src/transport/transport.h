@@ -1,8 +1,8 @@
 /* The transport boundary: every transport (shm today; self, udp, ofi later)
  * implements this ops table and nothing above it knows which one it talks to.
  *
- * Sending: reserve a slot for one packet to a peer (header + up to
- * max_payload bytes), fill it, commit it. Packets to one peer are delivered in
+ * Sending: reserve a slot for one packet to a peer (header + the payload size
+ * asked for, at most max_payload), fill it, commit it. Packets to one peer are delivered in
  * the order they were committed. Receiving: poll() hands every arrived packet
  * to ferry_proto_receive() and releases the slot once that returns.
  * Single copy: a transport may offer pull(), reading a peer's memory directly. */
@@ -21,9 +21,10 @@ struct ferry_transport {
     void (*finalize)(void);
     /* Deliver arrived packets; returns how many were handled. */
     int (*poll)(void);
-    /* A slot for one packet to world rank `peer`, or NULL when none is free
-     * right now (the caller retries after progressing). */
-    struct ferry_pkt *(*reserve)(int peer);
+    /* A slot for one packet with `payload` bytes after the header to world
+     * rank `peer`, or NULL when there is no room right now (the caller retries
+     * after progressing). The packet's payload field must not exceed it. */
+    struct ferry_pkt *(*reserve)(int peer, size_t payload);
     /* Publish the reserved slot; hdr->payload bytes follow the header. */
     void (*commit)(int peer, struct ferry_pkt *pkt);
     /* Largest payload one packet carries. */

@@ -36,7 +36,7 @@
 
 struct shm_out {            /* this rank's view of its ring in a peer's region */
     struct shm_ring_ctl *ctl;
-    char *cells;
+    char *data;
     struct shm_doorbell *bell;
     uint64_t head;          /* private copy: we are the only writer */
     uint64_t tail_cache;    /* last tail we read; refreshed only when the ring looks full */
@@ -44,13 +44,13 @@ struct shm_out {            /* this rank's view of its ring in a peer's region *
 
 struct shm_in {             /* a ring in our own region */
     struct shm_ring_ctl *ctl;
-    char *cells;
+    char *data;
     uint64_t tail;
     int world;              /* world rank of the producer */
 };
 
 static struct {
-    uint32_t nlocal, ncells, cell_size;
+    uint32_t nlocal, ring_bytes, max_packet;
     size_t stride;              /* bytes per region */
     char *base;                 /* the node segment */
     void *mine;                 /* our region */
@@ -72,8 +72,8 @@ static void init_own_region(void)
     struct shm_region_hdr *h = shm.mine;
     h->version = FERRY_SHM_VERSION;
     h->nlocal = shm.nlocal;
-    h->ncells = shm.ncells;
-    h->cell_size = shm.cell_size;
+    h->ring_bytes = shm.ring_bytes;
+    h->max_packet = shm.max_packet;
     h->owner_rank = ferry_rt.world_rank;
     h->owner_pid = (int32_t)getpid();
     h->cma_probe = FERRY_SHM_MAGIC ^ (uint64_t)getpid();
@@ -86,7 +86,7 @@ static void check_region(uint32_t local, int world)
 {
     struct shm_region_hdr *h = region(local);
     if (h->magic != FERRY_SHM_MAGIC || h->version != FERRY_SHM_VERSION || h->nlocal != shm.nlocal ||
-        h->ncells != shm.ncells || h->cell_size != shm.cell_size)
+        h->ring_bytes != shm.ring_bytes || h->max_packet != shm.max_packet)
         ferry_fatal("MPI_Init: rank %d's shared memory has a different layout (mixed Ferry versions or "
                     "FERRY_SHM_* settings?)", world);
 }
@@ -133,9 +133,11 @@ static int shm_init(void)
 {
     int nlocal = ferry_rt.local_size;
     shm.nlocal = (uint32_t)nlocal;
-    shm.ncells = (uint32_t)ferry_cfg.shm_cells;
-    shm.cell_size = (uint32_t)ferry_cfg.shm_cell_size;
-    shm.stride = shm_region_size(shm.nlocal, shm.ncells, shm.cell_size);
+    shm.ring_bytes = (uint32_t)ferry_cfg.shm_ring;
+    /* a packet at most a quarter of the ring, so several pieces of a large
+     * message are in flight at once */
+    shm.max_packet = (uint32_t)FERRY_MIN((uint64_t)ferry_cfg.shm_max_packet, (uint64_t)shm.ring_bytes / 4);
+    shm.stride = shm_region_size(shm.nlocal, shm.ring_bytes);
     shm.in = ferry_xcalloc((size_t)nlocal, sizeof *shm.in);
     shm.out = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *shm.out);
     shm.pull_ok = ferry_xcalloc((size_t)ferry_rt.world_size, 1);
@@ -161,11 +163,10 @@ static int shm_init(void)
         ferry_rt.peers[w].pid = ((struct shm_region_hdr *)region((uint32_t)i))->owner_pid;
         /* our ring inside peer i's region is the one indexed by our local rank */
         shm.out[w].ctl = shm_ring_ctl(region((uint32_t)i), (uint32_t)ferry_rt.local_rank);
-        shm.out[w].cells = shm_ring_cells(region((uint32_t)i), shm.nlocal, shm.ncells, shm.cell_size,
-                                          (uint32_t)ferry_rt.local_rank);
+        shm.out[w].data = shm_ring_data(region((uint32_t)i), shm.nlocal, shm.ring_bytes, (uint32_t)ferry_rt.local_rank);
         shm.out[w].bell = shm_doorbell(region((uint32_t)i));
         shm.in[i].ctl = shm_ring_ctl(shm.mine, (uint32_t)i);
-        shm.in[i].cells = shm_ring_cells(shm.mine, shm.nlocal, shm.ncells, shm.cell_size, (uint32_t)i);
+        shm.in[i].data = shm_ring_data(shm.mine, shm.nlocal, shm.ring_bytes, (uint32_t)i);
         shm.in[i].world = w;
         if (ferry_cfg.cma != 0) {
             char addr[64];
@@ -179,8 +180,9 @@ static int shm_init(void)
     }
     shm.may_sleep = decide_sleep();
     ferry_rt.oversubscribed = shm.may_sleep;
-    ferry_log(1, "shm: %u local ranks, %u cells of %u bytes per ring, %zu KiB per rank%s", shm.nlocal, shm.ncells,
-              shm.cell_size, shm.stride / 1024, shm.may_sleep ? ", oversubscribed: idle ranks sleep" : "");
+    ferry_log(1, "shm: %u local ranks, %u KiB rings, packets up to %u bytes, %zu KiB per rank%s", shm.nlocal,
+              shm.ring_bytes / 1024, shm.max_packet, shm.stride / 1024,
+              shm.may_sleep ? ", oversubscribed: idle ranks sleep" : "");
     return 0;
 }
 
@@ -200,27 +202,40 @@ static int shm_poll(void)
         struct shm_in *in = &shm.in[i];
         uint64_t head = __atomic_load_n(&in->ctl->head, __ATOMIC_ACQUIRE);
         while (in->tail < head) {
-            const struct ferry_pkt *pkt =
-                (const struct ferry_pkt *)(in->cells + (size_t)(in->tail % shm.ncells) * shm.cell_size);
-            ferry_proto_receive(in->world, pkt);
-            in->tail++;
-            /* done reading the cell: hand it back to the producer */
+            uint64_t off = in->tail % shm.ring_bytes;
+            const struct ferry_pkt *pkt = (const struct ferry_pkt *)(in->data + off);
+            if (pkt->type == SHM_PKT_SKIP) {
+                in->tail += shm.ring_bytes - off;
+            } else {
+                ferry_proto_receive(in->world, pkt);
+                in->tail += shm_pkt_span(pkt->payload);
+                handled++;
+            }
+            /* done reading the packet: hand its bytes back to the producer */
             __atomic_store_n(&in->ctl->tail, in->tail, __ATOMIC_RELEASE);
-            handled++;
         }
     }
     return handled;
 }
 
-static struct ferry_pkt *shm_reserve(int peer)
+static struct ferry_pkt *shm_reserve(int peer, size_t payload)
 {
     struct shm_out *o = &shm.out[peer];
-    if (o->head - o->tail_cache >= shm.ncells) {
+    uint64_t span = shm_pkt_span(payload);
+    uint64_t off = o->head % shm.ring_bytes;
+    uint64_t skip = off + span > shm.ring_bytes ? shm.ring_bytes - off : 0;
+    if (o->head + skip + span - o->tail_cache > shm.ring_bytes) {
         o->tail_cache = __atomic_load_n(&o->ctl->tail, __ATOMIC_ACQUIRE);
-        if (o->head - o->tail_cache >= shm.ncells)
+        if (o->head + skip + span - o->tail_cache > shm.ring_bytes)
             return NULL;
     }
-    return (struct ferry_pkt *)(o->cells + (size_t)(o->head % shm.ncells) * shm.cell_size);
+    if (skip) {
+        /* published together with the packet by the next head store */
+        ((struct ferry_pkt *)(o->data + off))->type = SHM_PKT_SKIP;
+        o->head += skip;
+        off = 0;
+    }
+    return (struct ferry_pkt *)(o->data + off);
 }
 
 static long futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
@@ -231,8 +246,8 @@ static long futex(uint32_t *addr, int op, uint32_t val, const struct timespec *t
 static void shm_commit(int peer, struct ferry_pkt *pkt)
 {
     struct shm_out *o = &shm.out[peer];
-    o->head++;
-    /* publish: the cell's contents happen-before the consumer sees head */
+    o->head += shm_pkt_span(pkt->payload);
+    /* publish: the packet's bytes happen-before the consumer sees head */
     __atomic_store_n(&o->ctl->head, o->head, __ATOMIC_RELEASE);
     if (shm.may_sleep) {
         __atomic_thread_fence(__ATOMIC_SEQ_CST);   /* store head, then load armed (see top) */
@@ -273,7 +288,7 @@ static void shm_sleep(void)
 
 static size_t shm_max_payload(int peer)
 {
-    return shm.cell_size - sizeof(struct ferry_pkt);
+    return shm.max_packet - sizeof(struct ferry_pkt);
 }
 
 static int shm_pull(int peer, void *local, uint64_t remote, size_t len)

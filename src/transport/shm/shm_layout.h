@@ -8,11 +8,15 @@
  *   struct shm_region_hdr                      64 bytes
  *   struct shm_doorbell                        64 bytes: futex the owner sleeps on
  *   struct shm_ring_ctl   ctl[nlocal]          128 bytes each: ring from local rank i
- *   cells[nlocal][ncells][cell_size]           cell = struct ferry_pkt + payload
+ *   rings[nlocal][ring_bytes]                  packets: struct ferry_pkt + payload
  *
  * Ring i carries packets from local rank i to the owner: single producer,
- * single consumer. head and tail count cells ever published / consumed; they
- * live on separate cache lines so producer and consumer do not false-share. */
+ * single consumer, a byte ring. A packet takes its 64-byte header plus its
+ * payload rounded up to 64 bytes, so a ring holds thousands of small messages
+ * and a few large pieces. A packet never wraps: when it does not fit before
+ * the end, the producer writes a SKIP header there and starts at offset 0.
+ * head and tail count bytes ever published / consumed; they live on separate
+ * cache lines so producer and consumer do not false-share. */
 #ifndef FERRY_SHM_LAYOUT_H
 #define FERRY_SHM_LAYOUT_H
 #include <assert.h>
@@ -20,14 +24,16 @@
 #include <stdint.h>
 
 #define FERRY_SHM_MAGIC 0x46455252595348ull   /* "FERRYSH" */
-#define FERRY_SHM_VERSION 1
+#define FERRY_SHM_VERSION 2
+
+#define SHM_PKT_SKIP 0xff   /* packet type: the rest of the ring up to its end is empty */
 
 struct shm_region_hdr {
     uint64_t magic;
     uint32_t version;
     uint32_t nlocal;
-    uint32_t ncells;
-    uint32_t cell_size;
+    uint32_t ring_bytes;
+    uint32_t max_packet;
     int32_t owner_rank;
     int32_t owner_pid;
     uint64_t cma_probe;     /* a value peers read with process_vm_readv to test single copy */
@@ -56,9 +62,9 @@ static_assert(offsetof(struct shm_ring_ctl, tail) == 64, "head and tail on separ
 #define SHM_CTL_OFFSET (sizeof(struct shm_region_hdr) + sizeof(struct shm_doorbell))
 
 /* Bytes of one region, rounded to whole pages so regions never share a page. */
-static inline size_t shm_region_size(uint32_t nlocal, uint32_t ncells, uint32_t cell_size)
+static inline size_t shm_region_size(uint32_t nlocal, uint32_t ring_bytes)
 {
-    size_t n = SHM_CTL_OFFSET + (size_t)nlocal * sizeof(struct shm_ring_ctl) + (size_t)nlocal * ncells * cell_size;
+    size_t n = SHM_CTL_OFFSET + (size_t)nlocal * sizeof(struct shm_ring_ctl) + (size_t)nlocal * ring_bytes;
     return (n + 4095) & ~(size_t)4095;
 }
 static inline struct shm_doorbell *shm_doorbell(void *region)
@@ -69,10 +75,14 @@ static inline struct shm_ring_ctl *shm_ring_ctl(void *region, uint32_t i)
 {
     return (struct shm_ring_ctl *)((char *)region + SHM_CTL_OFFSET) + i;
 }
-static inline char *shm_ring_cells(void *region, uint32_t nlocal, uint32_t ncells, uint32_t cell_size, uint32_t i)
+static inline char *shm_ring_data(void *region, uint32_t nlocal, uint32_t ring_bytes, uint32_t i)
 {
-    return (char *)region + SHM_CTL_OFFSET + (size_t)nlocal * sizeof(struct shm_ring_ctl) +
-           (size_t)i * ncells * cell_size;
+    return (char *)region + SHM_CTL_OFFSET + (size_t)nlocal * sizeof(struct shm_ring_ctl) + (size_t)i * ring_bytes;
+}
+/* Bytes a packet with `payload` bytes occupies in a ring. */
+static inline uint64_t shm_pkt_span(uint64_t payload)
+{
+    return (64 + payload + 63) & ~(uint64_t)63;
 }
 
 #endif
