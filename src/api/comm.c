@@ -1,11 +1,31 @@
-/* Communicator management: rank/size, dup, split, create, free, compare,
- * group, names, predefined attributes, and Barrier. */
+/* Communicator management: rank/size, dup (blocking, nonblocking, with
+ * info), split (by color, by type), create (collective over the parent or
+ * over the group only), free, compare, groups, intercommunicator queries,
+ * hints, names, and Barrier. Intercommunicator construction is in
+ * intercomm.c, attributes in attr.c, topologies in topo.c. */
 #include "api/check.h"
+#include "api/comm_internal.h"
 #include "coll/coll.h"
+#include "core/attr.h"
+#include "core/info.h"
+#include "core/topo.h"
 #include "core/util.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+int ferry_api_callback_error(struct ferry_comm *c, int rc, const char *fn, const char *what)
+{
+    int cls = rc > 0 && rc <= MPI_ERR_LASTCODE ? rc : MPI_ERR_OTHER;
+    return ferry_error(c, cls, fn, "%s callback returned error %d", what, rc);
+}
+
+int ferry_api_need_intra(struct ferry_comm *c, const char *fn)
+{
+    if (c->remote)
+        return ferry_error(c, MPI_ERR_COMM, fn, "intercommunicators are not allowed here");
+    return MPI_SUCCESS;
+}
 
 #pragma weak MPI_Comm_rank = PMPI_Comm_rank
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
@@ -33,19 +53,102 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
     return MPI_SUCCESS;
 }
 
+/* ---- dup ----------------------------------------------------------------------- */
+
+int ferry_api_dup(struct ferry_comm *c, struct ferry_info *info, struct ferry_comm **out, const char *fn)
+{
+    uint32_t ctx;
+    struct ferry_comm *n;
+    if (c->remote) {
+        ferry_comm_agree_ctx_n(c, &ctx, 4);
+        c->group->refs++;
+        c->remote->refs++;
+        n = ferry_intercomm_new(c->group, c->remote, ctx, c->errhandler);
+    } else {
+        ferry_comm_agree_ctx(c, &ctx);
+        c->group->refs++;
+        n = ferry_comm_new(c->group, ctx, c->errhandler);
+    }
+    n->topo = ferry_topo_dup(c->topo);
+    n->info = info ? info : c->info ? ferry_info_dup(c->info) : NULL;
+    int rc = ferry_attr_copy_all(&c->attrs, c->handle, &n->attrs, n->handle);
+    if (rc) {
+        ferry_attr_delete_all(&n->attrs, n->handle);
+        ferry_comm_release(n);
+        *out = NULL;
+        return ferry_api_callback_error(c, rc, fn, "attribute copy");
+    }
+    *out = n;
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
-    struct ferry_comm *c;
+    struct ferry_comm *c, *n;
     int rc = check_comm(comm, &c, "MPI_Comm_dup");
     if (rc)
         return rc;
-    uint32_t ctx;
-    ferry_comm_agree_ctx(c, &ctx);
-    c->group->refs++;
-    *newcomm = ferry_comm_new(c->group, ctx, c->errhandler)->handle;
+    if (!newcomm)
+        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_dup", "newcomm pointer is NULL");
+    rc = ferry_api_dup(c, NULL, &n, "MPI_Comm_dup");
+    *newcomm = n ? n->handle : MPI_COMM_NULL;
+    return rc;
+}
+
+static int info_arg(struct ferry_comm *c, MPI_Info info, struct ferry_info **out, const char *fn)
+{
+    *out = NULL;
+    if (info == MPI_INFO_NULL)
+        return MPI_SUCCESS;
+    *out = ferry_info_get(info);
+    if (!*out)
+        return ferry_error(c, MPI_ERR_INFO, fn, "invalid info handle 0x%x", (unsigned)info);
     return MPI_SUCCESS;
 }
+
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    struct ferry_comm *c, *n;
+    struct ferry_info *in;
+    int rc = check_comm(comm, &c, "MPI_Comm_dup_with_info");
+    if (rc || (rc = info_arg(c, info, &in, "MPI_Comm_dup_with_info")))
+        return rc;
+    if (!newcomm)
+        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_dup_with_info", "newcomm pointer is NULL");
+    rc = ferry_api_dup(c, in ? ferry_info_dup(in) : ferry_info_new(), &n, "MPI_Comm_dup_with_info");
+    *newcomm = n ? n->handle : MPI_COMM_NULL;
+    return rc;
+}
+
+/* The duplication happens at once (it is a few small messages); the request
+ * is born complete, so Wait/Test return immediately. */
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    struct ferry_comm *c, *n;
+    int rc = check_comm(comm, &c, "MPI_Comm_idup");
+    if (rc)
+        return rc;
+    if (!newcomm || !request)
+        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_idup", "NULL newcomm or request pointer");
+    rc = ferry_api_dup(c, NULL, &n, "MPI_Comm_idup");
+    if (rc) {
+        *newcomm = MPI_COMM_NULL;
+        *request = MPI_REQUEST_NULL;
+        return rc;
+    }
+    *newcomm = n->handle;
+    struct ferry_request *r = ferry_request_new(FERRY_REQ_SEND);
+    ferry_status_set(&r->status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+    r->peer = MPI_PROC_NULL;
+    r->complete = 1;
+    *request = r->handle;
+    return MPI_SUCCESS;
+}
+
+/* ---- split ------------------------------------------------------------------- */
 
 struct split_key {
     int color, key, rank;
@@ -59,24 +162,17 @@ static int cmp_split(const void *a, const void *b)
     return x->rank - y->rank;
 }
 
-#pragma weak MPI_Comm_split = PMPI_Comm_split
-int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+void ferry_api_split(struct ferry_comm *c, int color, int key, struct ferry_comm **out)
 {
-    struct ferry_comm *c;
-    int rc = check_comm(comm, &c, "MPI_Comm_split");
-    if (rc)
-        return rc;
-    if (color < 0 && color != MPI_UNDEFINED)
-        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_split", "invalid color %d", color);
     struct split_key mine = {color, key, c->rank};
     struct split_key *all = ferry_xmalloc((size_t)c->size * sizeof *all);
     ferry_coll_allgather(c, &mine, sizeof mine, all);
     uint32_t ctx;
     ferry_comm_agree_ctx(c, &ctx);   /* every rank of the parent takes part, even MPI_UNDEFINED */
+    *out = NULL;
     if (color == MPI_UNDEFINED) {
-        *newcomm = MPI_COMM_NULL;
         free(all);
-        return MPI_SUCCESS;
+        return;
     }
     int n = 0;
     for (int i = 0; i < c->size; i++)
@@ -89,30 +185,129 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     struct ferry_group *g = ferry_group_new(n, world);
     free(world);
     free(all);
-    *newcomm = ferry_comm_new(g, ctx, c->errhandler)->handle;
+    *out = ferry_comm_new(g, ctx, c->errhandler);
+}
+
+#pragma weak MPI_Comm_split = PMPI_Comm_split
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    struct ferry_comm *c, *n;
+    int rc = check_comm(comm, &c, "MPI_Comm_split");
+    if (rc)
+        return rc;
+    if (color < 0 && color != MPI_UNDEFINED)
+        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_split", "invalid color %d", color);
+    if (!newcomm)
+        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_split", "newcomm pointer is NULL");
+    if (c->remote)
+        ferry_api_intercomm_split(c, color, key, &n);
+    else
+        ferry_api_split(c, color, key, &n);
+    *newcomm = n ? n->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    struct ferry_comm *c, *n;
+    struct ferry_info *in;
+    int rc = check_comm(comm, &c, "MPI_Comm_split_type");
+    if (rc || (rc = ferry_api_need_intra(c, "MPI_Comm_split_type")) ||
+        (rc = info_arg(c, info, &in, "MPI_Comm_split_type")))
+        return rc;
+    if (!newcomm)
+        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_split_type", "newcomm pointer is NULL");
+    int color;
+    if (split_type == MPI_UNDEFINED) {
+        color = MPI_UNDEFINED;
+    } else if (split_type == MPI_COMM_TYPE_SHARED) {
+        /* the ranks sharing this node: name the node by its lowest world rank */
+        color = ferry_rt.world_rank;
+        for (int w = 0; w < ferry_rt.world_size; w++)
+            if (ferry_rt.peers[w].local >= 0) {
+                color = w;
+                break;
+            }
+    } else {
+        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_split_type", "unknown split type %d", split_type);
+    }
+    ferry_api_split(c, color, key, &n);
+    *newcomm = n ? n->handle : MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+/* ---- create ------------------------------------------------------------------ */
+
+/* Every member of g in c's local group? */
+static int subgroup_of(const struct ferry_group *g, const struct ferry_group *of)
+{
+    for (int i = 0; i < g->size; i++)
+        if (ferry_group_rank_of(of, g->world[i]) == MPI_UNDEFINED)
+            return 0;
+    return 1;
 }
 
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
-    struct ferry_comm *c;
+    struct ferry_comm *c, *n = NULL;
     int rc = check_comm(comm, &c, "MPI_Comm_create");
     if (rc)
         return rc;
     struct ferry_group *g = ferry_group_get(group);
     if (!g)
         return ferry_error(c, MPI_ERR_GROUP, "MPI_Comm_create", "invalid group handle 0x%x", (unsigned)group);
-    uint32_t ctx;
-    ferry_comm_agree_ctx(c, &ctx);
+    if (!subgroup_of(g, c->group))
+        return ferry_error(c, MPI_ERR_GROUP, "MPI_Comm_create", "the group is not a subgroup of the communicator's");
+    if (!newcomm)
+        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_create", "newcomm pointer is NULL");
+    if (c->remote) {
+        ferry_api_intercomm_create(c, g, &n);
+    } else {
+        uint32_t ctx;
+        ferry_comm_agree_ctx(c, &ctx);
+        if (g->rank != MPI_UNDEFINED) {
+            g->refs++;
+            n = ferry_comm_new(g, ctx, c->errhandler);
+        }
+    }
+    *newcomm = n ? n->handle : MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+/* Collective over the members of the group only: the context id is agreed
+ * among them with messages on the parent (management context, user tag);
+ * the parent's other ranks are not involved. */
+#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    struct ferry_comm *c;
+    int rc = check_comm(comm, &c, "MPI_Comm_create_group");
+    if (rc || (rc = ferry_api_need_intra(c, "MPI_Comm_create_group")))
+        return rc;
+    struct ferry_group *g = ferry_group_get(group);
+    if (!g)
+        return ferry_error(c, MPI_ERR_GROUP, "MPI_Comm_create_group", "invalid group handle 0x%x", (unsigned)group);
+    if (tag < 0 || tag > FERRY_TAG_UB)
+        return ferry_error(c, MPI_ERR_TAG, "MPI_Comm_create_group", "invalid tag %d", tag);
+    if (!subgroup_of(g, c->group))
+        return ferry_error(c, MPI_ERR_GROUP, "MPI_Comm_create_group",
+                           "the group is not a subgroup of the communicator's");
+    if (!newcomm)
+        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_create_group", "newcomm pointer is NULL");
     if (g->rank == MPI_UNDEFINED) {
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
+    uint32_t ctx;
+    ferry_comm_agree_ctx_group(c, g, tag, &ctx);
     g->refs++;
     *newcomm = ferry_comm_new(g, ctx, c->errhandler)->handle;
     return MPI_SUCCESS;
 }
+
+/* ---- free, compare, groups ------------------------------------------------- */
 
 #pragma weak MPI_Comm_free = PMPI_Comm_free
 int PMPI_Comm_free(MPI_Comm *comm)
@@ -125,31 +320,13 @@ int PMPI_Comm_free(MPI_Comm *comm)
         return rc;
     if (c == ferry_comm_world || c == ferry_comm_self)
         return ferry_error(c, MPI_ERR_COMM, "MPI_Comm_free", "cannot free a predefined communicator");
+    rc = ferry_attr_delete_all(&c->attrs, c->handle);
+    if (rc)
+        return ferry_api_callback_error(c, rc, "MPI_Comm_free", "attribute delete");
     /* operations still in flight hold their own references */
     ferry_comm_release(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
-}
-
-/* Same members in the same order? Same members at all? */
-static int group_relation(const struct ferry_group *a, const struct ferry_group *b)
-{
-    if (a->size != b->size)
-        return MPI_UNEQUAL;
-    if (!memcmp(a->world, b->world, (size_t)a->size * sizeof(int)))
-        return MPI_IDENT;
-    for (int i = 0; i < a->size; i++) {
-        int found = 0;
-        for (int j = 0; j < b->size && !found; j++)
-            found = a->world[i] == b->world[j];
-        if (!found)
-            return MPI_UNEQUAL;
-    }
-    return MPI_SIMILAR;
-}
-int ferry_group_relation(const struct ferry_group *a, const struct ferry_group *b)
-{
-    return group_relation(a, b);
 }
 
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
@@ -161,11 +338,22 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         rc = check_comm(comm2, &b, "MPI_Comm_compare");
     if (rc)
         return rc;
+    if (!result)
+        return ferry_error(a, MPI_ERR_ARG, "MPI_Comm_compare", "result pointer is NULL");
     if (a == b) {
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
-    int rel = group_relation(a->group, b->group);
+    if (!a->remote != !b->remote) {
+        *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
+    int rel = ferry_group_relation(a->group, b->group);
+    if (a->remote) {
+        int rrel = ferry_group_relation(a->remote, b->remote);
+        if (rrel > rel)
+            rel = rrel;   /* IDENT < SIMILAR < UNEQUAL */
+    }
     *result = rel == MPI_IDENT ? MPI_CONGRUENT : rel;
     return MPI_SUCCESS;
 }
@@ -177,6 +365,8 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     int rc = check_comm(comm, &c, "MPI_Comm_group");
     if (rc)
         return rc;
+    if (!group)
+        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_group", "group pointer is NULL");
     c->group->refs++;
     *group = c->group->handle;
     return MPI_SUCCESS;
@@ -189,9 +379,84 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
     int rc = check_comm(comm, &c, "MPI_Comm_test_inter");
     if (rc)
         return rc;
-    *flag = 0;
+    if (!flag)
+        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_test_inter", "flag pointer is NULL");
+    *flag = c->remote != NULL;
     return MPI_SUCCESS;
 }
+
+static int need_inter(MPI_Comm comm, struct ferry_comm **c, const char *fn)
+{
+    int rc = check_comm(comm, c, fn);
+    if (rc)
+        return rc;
+    if (!(*c)->remote)
+        return ferry_error(*c, MPI_ERR_COMM, fn, "not an intercommunicator");
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    struct ferry_comm *c;
+    int rc = need_inter(comm, &c, "MPI_Comm_remote_size");
+    if (rc)
+        return rc;
+    if (!size)
+        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_remote_size", "size pointer is NULL");
+    *size = c->remote->size;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    struct ferry_comm *c;
+    int rc = need_inter(comm, &c, "MPI_Comm_remote_group");
+    if (rc)
+        return rc;
+    if (!group)
+        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_remote_group", "group pointer is NULL");
+    c->remote->refs++;
+    *group = c->remote->handle;
+    return MPI_SUCCESS;
+}
+
+/* ---- hints ------------------------------------------------------------------ */
+
+/* Ferry acts on no communicator hint yet; all of them are kept and reported
+ * back by Comm_get_info. */
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    struct ferry_comm *c;
+    struct ferry_info *in;
+    int rc = check_comm(comm, &c, "MPI_Comm_set_info");
+    if (rc || (rc = info_arg(c, info, &in, "MPI_Comm_set_info")))
+        return rc;
+    if (!in)
+        return MPI_SUCCESS;
+    if (!c->info)
+        c->info = ferry_info_new();
+    for (int i = 0; i < in->n; i++)
+        ferry_info_set(c->info, in->keys[i], in->vals[i]);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    struct ferry_comm *c;
+    int rc = check_comm(comm, &c, "MPI_Comm_get_info");
+    if (rc)
+        return rc;
+    if (!info_used)
+        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_get_info", "info pointer is NULL");
+    *info_used = (c->info ? ferry_info_dup(c->info) : ferry_info_new())->handle;
+    return MPI_SUCCESS;
+}
+
+/* ---- names ------------------------------------------------------------------ */
 
 #pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
 int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
@@ -200,6 +465,8 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
     int rc = check_comm(comm, &c, "MPI_Comm_set_name");
     if (rc)
         return rc;
+    if (!name)
+        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_set_name", "name is NULL");
     snprintf(c->name, sizeof c->name, "%s", name);
     return MPI_SUCCESS;
 }
@@ -211,50 +478,11 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
     int rc = check_comm(comm, &c, "MPI_Comm_get_name");
     if (rc)
         return rc;
+    if (!name || !resultlen)
+        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_get_name", "NULL name or resultlen pointer");
     strcpy(name, c->name);
     *resultlen = (int)strlen(name);
     return MPI_SUCCESS;
-}
-
-/* Predefined attributes; user keyvals arrive with the communicator issue. */
-static int attr_tag_ub = 0x7fffffff, attr_host = MPI_PROC_NULL, attr_io = MPI_ANY_SOURCE, attr_wtime_global = 0;
-static int attr_universe, attr_appnum;
-
-static int get_attr(MPI_Comm comm, int keyval, void *value, int *flag, const char *fn)
-{
-    struct ferry_comm *c;
-    int rc = check_comm(comm, &c, fn);
-    if (rc)
-        return rc;
-    int *v = NULL;
-    attr_universe = ferry_rt.world_size;
-    attr_appnum = ferry_rt.appnum;
-    switch (keyval) {
-    case MPI_TAG_UB: v = &attr_tag_ub; break;
-    case MPI_HOST: v = &attr_host; break;
-    case MPI_IO: v = &attr_io; break;
-    case MPI_WTIME_IS_GLOBAL: v = &attr_wtime_global; break;
-    case MPI_UNIVERSE_SIZE: v = &attr_universe; break;
-    case MPI_APPNUM: v = &attr_appnum; break;
-    default:
-        return ferry_error(c, MPI_ERR_KEYVAL, fn, "keyval %d is not a predefined attribute (user keyvals are not "
-                           "implemented yet)", keyval);
-    }
-    *flag = 1;
-    *(int **)value = v;
-    return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
-int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
-{
-    return get_attr(comm, keyval, value, flag, "MPI_Comm_get_attr");
-}
-
-#pragma weak MPI_Attr_get = PMPI_Attr_get
-int PMPI_Attr_get(MPI_Comm comm, int keyval, void *value, int *flag)
-{
-    return get_attr(comm, keyval, value, flag, "MPI_Attr_get");
 }
 
 #pragma weak MPI_Barrier = PMPI_Barrier

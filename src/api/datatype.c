@@ -1,12 +1,21 @@
-/* Datatype queries and message element counts. */
+/* Datatype queries and message element counts (constructors: dtype_create.c,
+ * pack/unpack: dtype_pack.c, decoding and names: dtype_query.c). */
 #include "api/check.h"
 #include <stdio.h>
 #include <string.h>
 
+/* Queries accept uncommitted derived types too. */
 static int check_dt(MPI_Datatype type, struct ferry_datatype **dt, const char *fn)
 {
     int rc = check_init(fn);
-    return rc ? rc : check_type(NULL, type, dt, fn);
+    if (rc)
+        return rc;
+    *dt = ferry_datatype_get_any(type);
+    if (!*dt)
+        return ferry_error(NULL, MPI_ERR_TYPE, fn, type == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL"
+                                                                          : "invalid datatype handle 0x%x",
+                           (unsigned)type);
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Type_size = PMPI_Type_size
@@ -67,6 +76,18 @@ int PMPI_Type_get_true_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
     return MPI_SUCCESS;
 }
 
+#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+int PMPI_Type_get_true_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
+{
+    struct ferry_datatype *dt;
+    int rc = check_dt(type, &dt, "MPI_Type_get_true_extent_x");
+    if (rc)
+        return rc;
+    *lb = dt->true_lb;
+    *extent = dt->true_extent;
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Type_get_name = PMPI_Type_get_name
 int PMPI_Type_get_name(MPI_Datatype type, char *name, int *resultlen)
 {
@@ -74,6 +95,8 @@ int PMPI_Type_get_name(MPI_Datatype type, char *name, int *resultlen)
     int rc = check_dt(type, &dt, "MPI_Type_get_name");
     if (rc)
         return rc;
+    if (!name || !resultlen)
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Type_get_name", "NULL %s", name ? "resultlen" : "name");
     snprintf(name, MPI_MAX_OBJECT_NAME, "%s", dt->name ? dt->name : "");
     *resultlen = (int)strlen(name);
     return MPI_SUCCESS;

@@ -3,8 +3,6 @@
 #include "core/util.h"
 #include <stdlib.h>
 
-int ferry_group_relation(const struct ferry_group *a, const struct ferry_group *b);
-
 static int check_group(MPI_Group h, struct ferry_group **g, const char *fn)
 {
     int rc = check_init(fn);
@@ -43,6 +41,8 @@ int PMPI_Group_rank(MPI_Group group, int *rank)
 int PMPI_Group_free(MPI_Group *group)
 {
     struct ferry_group *g;
+    if (!group)
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Group_free", "group pointer is NULL");
     int rc = check_group(*group, &g, "MPI_Group_free");
     if (rc)
         return rc;
@@ -54,10 +54,7 @@ int PMPI_Group_free(MPI_Group *group)
 
 static int rank_in(const struct ferry_group *g, int world)
 {
-    for (int i = 0; i < g->size; i++)
-        if (g->world[i] == world)
-            return i;
-    return MPI_UNDEFINED;
+    return ferry_group_rank_of(g, world);
 }
 
 #pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
@@ -71,6 +68,8 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
         return rc;
     if (n < 0)
         return ferry_error(NULL, MPI_ERR_COUNT, "MPI_Group_translate_ranks", "negative count %d", n);
+    if (n > 0 && (!ranks1 || !ranks2))
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Group_translate_ranks", "NULL rank array");
     for (int i = 0; i < n; i++) {
         if (ranks1[i] == MPI_PROC_NULL) {
             ranks2[i] = MPI_PROC_NULL;
@@ -113,16 +112,25 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
         return rc;
     if (n < 0 || n > g->size)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Group_incl", "invalid count %d (group has %d ranks)", n, g->size);
+    if (n > 0 && !ranks)
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Group_incl", "ranks array is NULL");
     int *w = ferry_xmalloc((size_t)(n + 1) * sizeof(int));
+    char *seen = ferry_xcalloc((size_t)g->size + 1, 1);
     for (int i = 0; i < n; i++) {
-        if (ranks[i] < 0 || ranks[i] >= g->size) {
+        if (ranks[i] < 0 || ranks[i] >= g->size || seen[ranks[i]]) {
+            int r = ranks[i];
             free(w);
-            return ferry_error(NULL, MPI_ERR_RANK, "MPI_Group_incl", "invalid rank %d (group has %d ranks)", ranks[i],
+            free(seen);
+            if (r >= 0 && r < g->size)
+                return ferry_error(NULL, MPI_ERR_RANK, "MPI_Group_incl", "rank %d listed twice", r);
+            return ferry_error(NULL, MPI_ERR_RANK, "MPI_Group_incl", "invalid rank %d (group has %d ranks)", r,
                                g->size);
         }
+        seen[ranks[i]] = 1;
         w[i] = g->world[ranks[i]];
     }
     *newgroup = make_group(n, w);
+    free(seen);
     free(w);
     return MPI_SUCCESS;
 }
@@ -136,11 +144,16 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
         return rc;
     if (n < 0 || n > g->size)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Group_excl", "invalid count %d (group has %d ranks)", n, g->size);
+    if (n > 0 && !ranks)
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Group_excl", "ranks array is NULL");
     char *drop = ferry_xcalloc((size_t)g->size + 1, 1);
     for (int i = 0; i < n; i++) {
-        if (ranks[i] < 0 || ranks[i] >= g->size) {
+        if (ranks[i] < 0 || ranks[i] >= g->size || drop[ranks[i]]) {
+            int r = ranks[i];
             free(drop);
-            return ferry_error(NULL, MPI_ERR_RANK, "MPI_Group_excl", "invalid rank %d (group has %d ranks)", ranks[i],
+            if (r >= 0 && r < g->size)
+                return ferry_error(NULL, MPI_ERR_RANK, "MPI_Group_excl", "rank %d listed twice", r);
+            return ferry_error(NULL, MPI_ERR_RANK, "MPI_Group_excl", "invalid rank %d (group has %d ranks)", r,
                                g->size);
         }
         drop[ranks[i]] = 1;
@@ -198,4 +211,88 @@ int PMPI_Group_intersection(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
 int PMPI_Group_difference(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
 {
     return setop(g1, g2, newgroup, 2, "MPI_Group_difference");
+}
+
+/* The ranks a list of (first, last, stride) triplets names, in order, into
+ * out (sized g->size); MPI_ERR_ARG for a zero stride, a triplet that runs
+ * away from its last rank, a rank outside the group, or a rank named twice
+ * (as MPICH reports them). Returns the count or -1 after raising the error. */
+static int expand_ranges(const struct ferry_group *g, int n, int ranges[][3], int *out, const char *fn)
+{
+    char *seen = ferry_xcalloc((size_t)g->size + 1, 1);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+        const char *why = NULL;
+        if (stride == 0)
+            why = "zero stride";
+        else if (first < 0 || first >= g->size || last < 0 || last >= g->size)
+            why = "rank outside the group";
+        else if ((stride > 0 && first > last) || (stride < 0 && first < last))
+            why = "stride points away from the last rank";
+        for (long r = first; !why && (stride > 0 ? r <= last : r >= last); r += stride) {
+            if (seen[r]) {
+                why = "rank named twice";
+                break;
+            }
+            seen[r] = 1;
+            out[m++] = (int)r;
+        }
+        if (why) {
+            free(seen);
+            ferry_error(NULL, MPI_ERR_ARG, fn, "invalid range %d (%d, %d, %d) for a group of %d: %s", i, first, last,
+                        stride, g->size, why);
+            return -1;
+        }
+    }
+    free(seen);
+    return m;
+}
+
+static int range_op(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup, int incl, const char *fn)
+{
+    struct ferry_group *g;
+    int rc = check_group(group, &g, fn);
+    if (rc)
+        return rc;
+    if (n < 0)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "negative count %d", n);
+    if ((n > 0 && !ranges) || !newgroup)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "NULL ranges or newgroup pointer");
+    int *r = ferry_xmalloc((size_t)g->size * sizeof(int) + 1);
+    int m = expand_ranges(g, n, ranges, r, fn);
+    if (m < 0) {
+        free(r);
+        return MPI_ERR_ARG;
+    }
+    int *w = ferry_xmalloc((size_t)g->size * sizeof(int) + 1);
+    int k = 0;
+    if (incl) {
+        for (int i = 0; i < m; i++)
+            w[k++] = g->world[r[i]];
+    } else {
+        char *drop = ferry_xcalloc((size_t)g->size + 1, 1);
+        for (int i = 0; i < m; i++)
+            drop[r[i]] = 1;
+        for (int i = 0; i < g->size; i++)
+            if (!drop[i])
+                w[k++] = g->world[i];
+        free(drop);
+    }
+    *newgroup = make_group(k, w);
+    free(w);
+    free(r);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
+int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+    return range_op(group, n, ranges, newgroup, 1, "MPI_Group_range_incl");
+}
+
+#pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
+int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+    return range_op(group, n, ranges, newgroup, 0, "MPI_Group_range_excl");
 }

@@ -53,7 +53,7 @@ static struct {
     int inited;
     int singleton;
     int fd;
-    int rank, size;
+    int rank, size, appnum;
     int finalized;
     long kvsname_max, keylen_max, vallen_max;
     char kvsname[KVSNAME_MAX];
@@ -270,6 +270,7 @@ int ferry_boot_init(struct ferry_boot_info *out)
     if (B.inited) {
         out->rank = B.rank;
         out->size = B.size;
+        out->appnum = B.appnum;
         out->singleton = B.singleton;
         snprintf(out->jobid, sizeof out->jobid, "%s", B.jobid);
         return 0;
@@ -339,7 +340,8 @@ int ferry_boot_init(struct ferry_boot_info *out)
 
     out->rank = B.rank;
     out->size = B.size;
-    out->appnum = (int)appnum;
+    B.appnum = (int)appnum;
+    out->appnum = B.appnum;
     out->singleton = 0;
     snprintf(out->jobid, sizeof out->jobid, "%s", B.jobid);
     B.inited = 1;
@@ -474,16 +476,9 @@ void ferry_boot_abort(int code, const char *msg)
     int exit_code = code & 0xff;
     if (exit_code == 0)
         exit_code = 1;      /* an abort must never look like success */
-    if (msg && *msg) {
-        char line[512];
-        int n = snprintf(line, sizeof line, "ferry: rank %d: %s\n",
-                         B.rank < 0 ? 0 : B.rank, msg);
-        if (n > 0) {
-            ssize_t w = write(STDERR_FILENO, line,
-                              (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-            (void)w;
-        }
-    }
+    /* msg is not printed here: every caller has already reported it, and
+     * PMI-1's abort carries no message (mpiexec prints its own line). */
+    (void)msg;
     if (B.fd >= 0 && !B.singleton) {
         char c[24], buf[64];
         snprintf(c, sizeof c, "%d", code);

@@ -1,13 +1,38 @@
-#include "coll/coll.h"
-#include "coll/coll_p2p.h"
-#include "core/comm.h"
+/* Barrier algorithms. */
+#include "coll/coll_impl.h"
 
-#define TAG_BARRIER 1
-
-int ferry_coll_barrier(struct ferry_comm *c)
+/* Dissemination: in round k every rank signals rank + 2^k and waits for
+ * rank - 2^k; after ceil(log2 n) rounds everyone has heard from everyone. */
+void build_dissemination(struct ferry_sched *s)
 {
-    int n = c->size, r = c->rank;
-    for (int k = 1; k < n; k <<= 1)
-        ferry_coll_sendrecv(c, NULL, 0, (r + k) % n, NULL, 0, (r - k + n) % n, TAG_BARRIER);
-    return 0;
+    int n = s->size, r = s->rank;
+    for (int k = 1; k < n; k <<= 1) {
+        sched_send(s, NULL, 0, sched_byte(), (r + k) % n);
+        sched_recv(s, NULL, 0, sched_byte(), (r - k + n) % n);
+        sched_fence(s);
+    }
+}
+
+int barrier_dissemination(struct ferry_sched *s, const struct ferry_coll_args *a)
+{
+    build_dissemination(s);
+    return MPI_SUCCESS;
+}
+
+/* Binomial fan-in to rank 0, then binomial fan-out. */
+int barrier_binomial(struct ferry_sched *s, const struct ferry_coll_args *a)
+{
+    int n = s->size, r = s->rank;
+    for (int mask = 1; mask < n; mask <<= 1) {
+        if (r & mask) {
+            sched_fence(s);
+            sched_send(s, NULL, 0, sched_byte(), r - mask);
+            break;
+        }
+        if (r + mask < n)
+            sched_recv(s, NULL, 0, sched_byte(), r + mask);
+    }
+    sched_fence(s);
+    build_bcast_binomial(s, NULL, 0, sched_byte(), 0);
+    return MPI_SUCCESS;
 }

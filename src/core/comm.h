@@ -5,11 +5,29 @@
  * collective traffic uses `ctx + 1`, so a collective can never match a user
  * receive. Context ids are agreed on at creation by a max-reduction over the
  * parent communicator (every participant's next free id), so they are unique
- * in every participating process. */
+ * in every participating process.
+ *
+ * A third context, FERRY_CTX_MGMT(c) (ctx with the top bit set), carries the
+ * internal messages of communicator management itself (Comm_create_group,
+ * Intercomm_create/merge, intercommunicator dup/split, Dist_graph_create).
+ * They use negative tags, except where the MPI call takes a user tag
+ * (Comm_create_group, the leader exchange of Intercomm_create).
+ *
+ * Intercommunicators: `group` is the local group, `remote` the remote group,
+ * `rank`/`size` are the local rank and size, point-to-point ranks name the
+ * remote group (ferry_comm_world_rank). `local_comm` is an intracommunicator
+ * over the local group with its own context (the intercommunicator's ctx + 2),
+ * for the local phases of intercommunicator algorithms; every process of both
+ * groups reserves ctx .. ctx + 3. */
 #ifndef FERRY_COMM_H
 #define FERRY_COMM_H
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
+
+struct ferry_topo;
+struct ferry_attr;
+struct ferry_info;
 
 struct ferry_group {
     MPI_Group handle;
@@ -26,10 +44,17 @@ struct ferry_comm {
     int rank, size;
     struct ferry_group *group;         /* local group */
     struct ferry_group *remote;        /* intercommunicator: the remote group; NULL for intracommunicators */
+    struct ferry_comm *local_comm;     /* intercommunicator: intracommunicator over the local group */
     MPI_Errhandler errhandler;
     uint32_t coll_seq;     /* tag sequence for internal collectives */
+    struct ferry_topo *topo;           /* Cartesian / graph / distributed graph topology, NULL if none */
+    struct ferry_attr *attrs;          /* cached attributes (core/attr.h), most recently set first */
+    struct ferry_info *info;           /* hints from Comm_set_info / Comm_dup_with_info, NULL if none */
     char name[MPI_MAX_OBJECT_NAME];
 };
+
+#define FERRY_CTX_MGMT_BIT 0x80000000u
+#define FERRY_CTX_MGMT(c) ((c)->ctx | FERRY_CTX_MGMT_BIT)
 
 void ferry_comm_init(void);
 void ferry_comm_finalize(void);
@@ -52,14 +77,57 @@ static inline int ferry_comm_peer_count(const struct ferry_comm *c)
 /* Create a communicator from a group (which it takes a reference to) and a
  * context id. */
 struct ferry_comm *ferry_comm_new(struct ferry_group *g, uint32_t ctx, MPI_Errhandler eh);
+/* Create an intercommunicator (takes a reference to both groups); ctx .. ctx+3
+ * must have been reserved (ferry_comm_agree_ctx_n(.., 4)). */
+struct ferry_comm *ferry_intercomm_new(struct ferry_group *local, struct ferry_group *remote, uint32_t ctx,
+                                       MPI_Errhandler eh);
 void ferry_comm_release(struct ferry_comm *c);
-/* Collective over parent: agree on a fresh context id. */
+/* Collective over parent: agree on a fresh context id (2 ids: ctx, ctx+1).
+ * Works on intercommunicators too (agreement over both groups). */
 int ferry_comm_agree_ctx(struct ferry_comm *parent, uint32_t *ctx);
+/* The same, reserving n consecutive ids (4 for a new intercommunicator). */
+int ferry_comm_agree_ctx_n(struct ferry_comm *parent, uint32_t *ctx, int n);
+/* Agreement among the members of g only (g a subset of the intracommunicator
+ * parent's group; this process a member); messages in parent's management
+ * context with the given tag. For Comm_create_group. */
+int ferry_comm_agree_ctx_group(struct ferry_comm *parent, struct ferry_group *g, int tag, uint32_t *ctx);
+/* Reserve ids for a creation agreed on elsewhere: next free id becomes at
+ * least ctx + n. */
+void ferry_comm_reserve_ctx(uint32_t ctx, int n);
+/* This process's next free context id (input to an agreement). */
+uint32_t ferry_comm_next_ctx(void);
+
+/* ---- internal point-to-point in a communicator's management context ----
+ * Blocking; peer ranks as in point-to-point (remote group on intercomms);
+ * MPI_PROC_NULL peers are skipped. */
+void ferry_comm_mgmt_send(struct ferry_comm *c, const void *buf, size_t n, int dest, int tag);
+void ferry_comm_mgmt_recv(struct ferry_comm *c, void *buf, size_t n, int src, int tag);
+void ferry_comm_mgmt_sendrecv(struct ferry_comm *c, const void *sbuf, size_t sn, int dest, void *rbuf, size_t rn,
+                              int src, int tag);
+/* Binomial broadcast over the intracommunicator c from root. */
+void ferry_comm_mgmt_bcast(struct ferry_comm *c, void *buf, size_t n, int root, int tag);
+/* Binomial max-reduction of *v over c to root, then broadcast: every rank gets the max. */
+void ferry_comm_mgmt_allreduce_max(struct ferry_comm *c, uint32_t *v, int tag);
+/* Personalized exchange over the intracommunicator c: rank i sends scount[j]
+ * ints at sbuf + sdispl[j] to rank j; *rbuf (malloc'd) receives what every
+ * rank sent here, ordered by source rank, rcount[j] ints from rank j. */
+void ferry_comm_mgmt_alltoallv_int(struct ferry_comm *c, const int *sbuf, const int *scount, const int *sdispl,
+                                   int **rbuf, int *rcount, int tag);
+/* Intercommunicator leader exchange: every local process passes the same
+ * blob (mine, nmine bytes; only local rank 0's is used) and gets the remote
+ * group's (malloc'd into *theirs, *ntheirs bytes); *v becomes the max of v
+ * over both groups. */
+void ferry_comm_inter_exchange(struct ferry_comm *ic, uint32_t *v, const void *mine, size_t nmine, void **theirs,
+                               size_t *ntheirs);
 
 struct ferry_group *ferry_group_get(MPI_Group h);
 /* New group of n world ranks (array is copied); computes this process's rank. */
 struct ferry_group *ferry_group_new(int n, const int *world);
 void ferry_group_release(struct ferry_group *g);
+/* MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL. */
+int ferry_group_relation(const struct ferry_group *a, const struct ferry_group *b);
+/* Rank of world rank w in g, MPI_UNDEFINED if absent. */
+int ferry_group_rank_of(const struct ferry_group *g, int w);
 extern struct ferry_group *ferry_group_empty;
 
 #endif

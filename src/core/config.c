@@ -16,7 +16,12 @@ struct config_var {
     long min, max;
     const char *help;
     const char *choices;
+    const char **svalue;     /* a string variable: stored as is (value, min, max unused) */
+    const char *sdflt;
 };
+#define COLL_VAR(NAME, field, algs)                                                                      \
+    {.name = "FERRY_COLL_" NAME, .svalue = &ferry_cfg.field, .sdflt = "auto",                           \
+     .help = "Force the " NAME " algorithm: auto|" algs "."}
 
 static const struct config_var vars[] = {
     {"FERRY_SHM_RING", &ferry_cfg.shm_ring, 128 * 1024, 4096, 1L << 30,
@@ -39,6 +44,31 @@ static const struct config_var vars[] = {
     {"FERRY_SHM_BACKEND", &ferry_cfg.shm_backend, FERRY_SHM_BACKEND_MEMFD, 0, 0,
      "Where shared memory comes from: memfd (anonymous, handed over a UNIX socket; independent of /dev/shm) "
      "or posix (shm_open in /dev/shm).", "memfd,posix"},
+    COLL_VAR("BARRIER", coll_barrier, "dissemination|binomial|shm"),
+    COLL_VAR("BCAST", coll_bcast, "binomial|scatter_allgather|chain|hier|shm"),
+    COLL_VAR("GATHER", coll_gather, "binomial|linear"),
+    COLL_VAR("GATHERV", coll_gatherv, "linear"),
+    COLL_VAR("SCATTER", coll_scatter, "binomial|linear"),
+    COLL_VAR("SCATTERV", coll_scatterv, "linear"),
+    COLL_VAR("ALLGATHER", coll_allgather, "ring|recursive_doubling|bruck|linear"),
+    COLL_VAR("ALLGATHERV", coll_allgatherv, "ring|linear"),
+    COLL_VAR("ALLTOALL", coll_alltoall, "pairwise|linear|bruck"),
+    COLL_VAR("ALLTOALLV", coll_alltoallv, "pairwise|linear"),
+    COLL_VAR("ALLTOALLW", coll_alltoallw, "pairwise|linear"),
+    COLL_VAR("REDUCE", coll_reduce, "binomial|redscat_gather|hier"),
+    COLL_VAR("ALLREDUCE", coll_allreduce, "recursive_doubling|redscat_allgather|ring|reduce_bcast|hier|shm"),
+    COLL_VAR("REDUCE_SCATTER", coll_reduce_scatter, "reduce_scatterv|ring|pairwise"),
+    COLL_VAR("REDUCE_SCATTER_BLOCK", coll_reduce_scatter_block, "reduce_scatterv|ring|pairwise"),
+    COLL_VAR("SCAN", coll_scan, "recursive_doubling|linear"),
+    COLL_VAR("EXSCAN", coll_exscan, "recursive_doubling|linear"),
+    {.name = "FERRY_COLL_TABLE", .svalue = &ferry_cfg.coll_table, .sdflt = "",
+     .help = "Collective algorithm table written by ferry-tune; forced algorithms (FERRY_COLL_<NAME>) win."},
+    {"FERRY_COLL_SEGMENT", &ferry_cfg.coll_segment, 64 * 1024, 64, 1L << 30,
+     "Bytes per segment of pipelined collective algorithms (bcast chain)."},
+    {"FERRY_COLL_FAKE_PPN", &ferry_cfg.coll_fake_ppn, 0, 0, 1 << 20,
+     "Testing: node-aware collectives pretend nodes of this many consecutive ranks; 0: real placement."},
+    {"FERRY_COLL_SHM", &ferry_cfg.coll_shm, 1, 0, 1,
+     "Shared-memory collectives (per-rank flags in a per-communicator segment) for ranks of one node."},
 };
 
 /* Index of s in the comma-separated list, -1 if absent. */
@@ -91,6 +121,10 @@ void ferry_config_load(void)
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         const struct config_var *v = &vars[i];
         const char *s = getenv(v->name);
+        if (v->svalue) {
+            *v->svalue = s && *s ? s : v->sdflt;
+            continue;
+        }
         *v->value = v->dflt;
         if (!s || !*s)
             continue;
@@ -118,7 +152,9 @@ void ferry_config_print(FILE *out)
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         const struct config_var *v = &vars[i];
         char d[64];
-        if (v->choices)
+        if (v->svalue)
+            snprintf(d, sizeof d, "%s", *v->sdflt ? v->sdflt : "\"\"");
+        else if (v->choices)
             choice_name(v->choices, v->dflt, d, sizeof d);
         else
             snprintf(d, sizeof d, "%ld", v->dflt);

@@ -16,6 +16,15 @@ struct ferry_config {
     long verbose;            /* diagnostic output level */
     long shm_backend;        /* enum ferry_shm_backend */
     long oversubscribe;      /* -1 detect, 0 never sleep, 1 always sleep when idle */
+    /* collectives (coll/): an algorithm name per collective forces that
+     * algorithm ("auto": the tuned table, then built-in rules) */
+    const char *coll_barrier, *coll_bcast, *coll_gather, *coll_gatherv, *coll_scatter, *coll_scatterv,
+        *coll_allgather, *coll_allgatherv, *coll_alltoall, *coll_alltoallv, *coll_alltoallw, *coll_reduce,
+        *coll_allreduce, *coll_reduce_scatter, *coll_reduce_scatter_block, *coll_scan, *coll_exscan;
+    const char *coll_table;  /* algorithm table written by ferry-tune ("": none) */
+    long coll_segment;       /* bytes per segment of pipelined collective algorithms */
+    long coll_fake_ppn;      /* testing: pretend nodes of this many consecutive ranks (0: real placement) */
+    long coll_shm;           /* shared-memory collectives for ranks of one node */
 };
 enum ferry_shm_backend { FERRY_SHM_BACKEND_MEMFD, FERRY_SHM_BACKEND_POSIX };
 extern struct ferry_config ferry_cfg;

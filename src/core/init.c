@@ -1,6 +1,7 @@
 /* Bringing the runtime up and down: boot, node discovery, objects, transports. */
 #include "boot/boot.h"
 #include "coll/coll.h"
+#include "core/attr.h"
 #include "core/comm.h"
 #include "core/config.h"
 #include "core/datatype.h"
@@ -86,6 +87,9 @@ int ferry_is_main_thread(void)
 
 int ferry_finalize(void)
 {
+    /* MPI_COMM_SELF's attribute delete callbacks run first, while MPI is
+     * still fully usable (MPI-3.1 8.7.1). */
+    ferry_attr_finalize();
     /* Sends the application no longer waits for (Request_free'd, buffered)
      * must still reach their receivers. */
     struct ferry_waiter w = {0};

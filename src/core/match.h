@@ -7,6 +7,7 @@
  * unexpected message it accepts. */
 #ifndef FERRY_MATCH_H
 #define FERRY_MATCH_H
+#include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,8 +29,8 @@ struct ferry_unexp {
 
 static inline int ferry_match_ok(uint32_t ctx, int src, int tag, uint32_t want_ctx, int want_src, int want_tag)
 {
-    return ctx == want_ctx && (want_src == src || want_src == -1 /*ANY_SOURCE*/) &&
-           (want_tag == tag || (want_tag == -1 /*ANY_TAG*/ && tag >= 0));
+    return ctx == want_ctx && (want_src == src || want_src == MPI_ANY_SOURCE) &&
+           (want_tag == tag || (want_tag == MPI_ANY_TAG && tag >= 0));
 }
 
 void ferry_posted_add(struct ferry_request *r);

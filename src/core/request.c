@@ -2,6 +2,7 @@
  * message path does not call malloc. */
 #include "core/request.h"
 #include "core/comm.h"
+#include "core/datatype.h"
 #include "core/handle.h"
 #include "core/util.h"
 #include <stdlib.h>
@@ -52,6 +53,7 @@ void ferry_request_setup(struct ferry_request *r, void *buf, size_t count, struc
     r->buf = buf;
     r->count = count;
     r->dt = dt;
+    ferry_dt_retain(dt);   /* Type_free during the operation must not free it */
     r->comm = comm;
     comm->refs++;
     r->peer = peer;
@@ -73,6 +75,9 @@ void ferry_request_free(struct ferry_request *r)
     if (r->comm)
         ferry_comm_release(r->comm);
     r->comm = NULL;
+    if (r->dt)
+        ferry_dt_release(r->dt);
+    r->dt = NULL;
     r->next = free_list;
     free_list = r;
 }

@@ -20,6 +20,7 @@ enum ferry_req_kind {
     FERRY_REQ_SEND,
     FERRY_REQ_RECV,
     FERRY_REQ_MESSAGE,   /* an MPI_Message from Mprobe/Improbe: holds a matched unexpected message */
+    FERRY_REQ_COLL,      /* a nonblocking collective: completed by its schedule (coll/sched.c) */
 };
 
 enum ferry_send_mode { FERRY_MODE_STANDARD, FERRY_MODE_SYNC, FERRY_MODE_READY, FERRY_MODE_BUFFERED };

@@ -1,0 +1,346 @@
+/* Attribute caching on communicators, datatypes and windows: keyvals, the
+ * set/get/delete calls, their deprecated MPI-1 forms, and the predefined
+ * attributes (MPI_TAG_UB ... on communicators, MPI_WIN_BASE ... on windows). */
+#include "api/check.h"
+#include "api/comm_internal.h"
+#include "core/attr.h"
+#include "core/handle.h"
+#include <stddef.h>
+
+/* Provided by other layers when they exist (weak: absent is fine). */
+/* The error layer: the largest error code handed out (MPI_LASTUSEDCODE). */
+int ferry_error_last_used_code(void) __attribute__((weak));
+/* The window layer: is w a live window; the value of a predefined window
+ * attribute (MPI_WIN_BASE ...), returning 1 and *val when known. */
+int ferry_win_valid(MPI_Win w) __attribute__((weak));
+int ferry_win_predefined_attr(MPI_Win w, int keyval, void **val) __attribute__((weak));
+
+/* ---- keyvals ---------------------------------------------------------------- */
+
+static int create_keyval(enum ferry_attr_kind kind, ferry_attr_copy_fn *copy, ferry_attr_delete_fn *del, int *keyval,
+                         void *extra, const char *fn)
+{
+    int rc = check_init(fn);
+    if (rc)
+        return rc;
+    if (!keyval)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "keyval pointer is NULL");
+    *keyval = ferry_keyval_create(kind, copy, del, extra);
+    return MPI_SUCCESS;
+}
+
+static int free_keyval(enum ferry_attr_kind kind, int *keyval, const char *fn)
+{
+    int rc = check_init(fn);
+    if (rc)
+        return rc;
+    if (!keyval)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "keyval pointer is NULL");
+    if (ferry_keyval_is_builtin(*keyval, kind))
+        return ferry_error(NULL, MPI_ERR_KEYVAL, fn, "keyval 0x%x is predefined and cannot be freed",
+                           (unsigned)*keyval);
+    struct ferry_keyval *kv = ferry_keyval_get(*keyval, kind);
+    if (!kv)
+        return ferry_error(NULL, MPI_ERR_KEYVAL, fn, "invalid keyval 0x%x", (unsigned)*keyval);
+    ferry_keyval_free(kv);
+    *keyval = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn, MPI_Comm_delete_attr_function *delete_fn,
+                            int *keyval, void *extra_state)
+{
+    return create_keyval(FERRY_ATTR_COMM, copy_fn, delete_fn, keyval, extra_state, "MPI_Comm_create_keyval");
+}
+
+#pragma weak MPI_Keyval_create = PMPI_Keyval_create
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
+{
+    return create_keyval(FERRY_ATTR_COMM, copy_fn, delete_fn, keyval, extra_state, "MPI_Keyval_create");
+}
+
+#pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy_fn, MPI_Type_delete_attr_function *delete_fn,
+                            int *keyval, void *extra_state)
+{
+    return create_keyval(FERRY_ATTR_TYPE, (ferry_attr_copy_fn *)copy_fn, (ferry_attr_delete_fn *)delete_fn, keyval,
+                         extra_state, "MPI_Type_create_keyval");
+}
+
+#pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn, MPI_Win_delete_attr_function *delete_fn,
+                           int *keyval, void *extra_state)
+{
+    return create_keyval(FERRY_ATTR_WIN, (ferry_attr_copy_fn *)copy_fn, (ferry_attr_delete_fn *)delete_fn, keyval,
+                         extra_state, "MPI_Win_create_keyval");
+}
+
+#pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
+int PMPI_Comm_free_keyval(int *keyval)
+{
+    return free_keyval(FERRY_ATTR_COMM, keyval, "MPI_Comm_free_keyval");
+}
+
+#pragma weak MPI_Keyval_free = PMPI_Keyval_free
+int PMPI_Keyval_free(int *keyval)
+{
+    return free_keyval(FERRY_ATTR_COMM, keyval, "MPI_Keyval_free");
+}
+
+#pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
+int PMPI_Type_free_keyval(int *keyval)
+{
+    return free_keyval(FERRY_ATTR_TYPE, keyval, "MPI_Type_free_keyval");
+}
+
+#pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
+int PMPI_Win_free_keyval(int *keyval)
+{
+    return free_keyval(FERRY_ATTR_WIN, keyval, "MPI_Win_free_keyval");
+}
+
+/* ---- communicator attributes ------------------------------------------------ */
+
+/* Predefined communicator attributes: the values live here, Comm_get_attr
+ * hands out pointers to them (as MPI requires for these keys). */
+static int attr_tag_ub = FERRY_TAG_UB, attr_host = MPI_PROC_NULL, attr_io = MPI_ANY_SOURCE, attr_wtime_global = 0;
+static int attr_universe, attr_appnum, attr_lastused;
+
+static int *predefined_comm_attr(int keyval)
+{
+    switch (keyval) {
+    case MPI_TAG_UB: return &attr_tag_ub;
+    case MPI_HOST: return &attr_host;
+    case MPI_IO: return &attr_io;
+    case MPI_WTIME_IS_GLOBAL: return &attr_wtime_global;
+    case MPI_UNIVERSE_SIZE:
+        attr_universe = ferry_rt.world_size;
+        return &attr_universe;
+    case MPI_APPNUM:
+        if (ferry_rt.appnum < 0)
+            return NULL;
+        attr_appnum = ferry_rt.appnum;
+        return &attr_appnum;
+    case MPI_LASTUSEDCODE:
+        attr_lastused = ferry_error_last_used_code ? ferry_error_last_used_code() : MPI_ERR_LASTCODE;
+        return &attr_lastused;
+    default: return NULL;
+    }
+}
+
+/* The user keyval for a set/delete on comm c, raising MPI_ERR_KEYVAL. */
+static int comm_keyval(struct ferry_comm *c, int keyval, struct ferry_keyval **kv, const char *fn)
+{
+    *kv = ferry_keyval_get(keyval, FERRY_ATTR_COMM);
+    if (*kv)
+        return MPI_SUCCESS;
+    if (ferry_keyval_is_builtin(keyval, FERRY_ATTR_COMM))
+        return ferry_error(c, MPI_ERR_KEYVAL, fn, "keyval 0x%x is predefined (read-only)", (unsigned)keyval);
+    return ferry_error(c, MPI_ERR_KEYVAL, fn, "invalid communicator keyval 0x%x", (unsigned)keyval);
+}
+
+static int comm_set(MPI_Comm comm, int keyval, void *val, const char *fn)
+{
+    struct ferry_comm *c;
+    struct ferry_keyval *kv;
+    int rc = check_comm(comm, &c, fn);
+    if (rc || (rc = comm_keyval(c, keyval, &kv, fn)))
+        return rc;
+    rc = ferry_attr_set(&c->attrs, c->handle, kv, val);
+    return rc ? ferry_api_callback_error(c, rc, fn, "attribute delete") : MPI_SUCCESS;
+}
+
+static int comm_get(MPI_Comm comm, int keyval, void *val, int *flag, const char *fn)
+{
+    struct ferry_comm *c;
+    int rc = check_comm(comm, &c, fn);
+    if (rc)
+        return rc;
+    if (!val || !flag)
+        return ferry_error(c, MPI_ERR_ARG, fn, "NULL attribute_val or flag pointer");
+    if (ferry_keyval_is_builtin(keyval, FERRY_ATTR_COMM)) {
+        int *v = predefined_comm_attr(keyval);
+        *flag = v != NULL;
+        if (v)
+            *(int **)val = v;
+        return MPI_SUCCESS;
+    }
+    struct ferry_keyval *kv = ferry_keyval_get(keyval, FERRY_ATTR_COMM);
+    if (!kv)
+        return ferry_error(c, MPI_ERR_KEYVAL, fn, "invalid communicator keyval 0x%x", (unsigned)keyval);
+    void *v;
+    *flag = ferry_attr_lookup(&c->attrs, kv, &v);
+    if (*flag)
+        *(void **)val = v;
+    return MPI_SUCCESS;
+}
+
+static int comm_delete(MPI_Comm comm, int keyval, const char *fn)
+{
+    struct ferry_comm *c;
+    struct ferry_keyval *kv;
+    int rc = check_comm(comm, &c, fn);
+    if (rc || (rc = comm_keyval(c, keyval, &kv, fn)))
+        return rc;
+    rc = ferry_attr_delete(&c->attrs, c->handle, kv);
+    return rc ? ferry_api_callback_error(c, rc, fn, "attribute delete") : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
+int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    return comm_set(comm, keyval, attribute_val, "MPI_Comm_set_attr");
+}
+
+#pragma weak MPI_Attr_put = PMPI_Attr_put
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    return comm_set(comm, keyval, attribute_val, "MPI_Attr_put");
+}
+
+#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
+int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    return comm_get(comm, keyval, attribute_val, flag, "MPI_Comm_get_attr");
+}
+
+#pragma weak MPI_Attr_get = PMPI_Attr_get
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    return comm_get(comm, keyval, attribute_val, flag, "MPI_Attr_get");
+}
+
+#pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
+int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
+{
+    return comm_delete(comm, keyval, "MPI_Comm_delete_attr");
+}
+
+#pragma weak MPI_Attr_delete = PMPI_Attr_delete
+int PMPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+    return comm_delete(comm, keyval, "MPI_Attr_delete");
+}
+
+/* ---- datatype and window attributes ------------------------------------------ */
+
+static int check_type_handle(MPI_Datatype t, const char *fn)
+{
+    int rc = check_init(fn);
+    if (rc)
+        return rc;
+    if (!ferry_datatype_get_any(t))
+        return ferry_error(NULL, MPI_ERR_TYPE, fn, "invalid datatype handle 0x%x", (unsigned)t);
+    return MPI_SUCCESS;
+}
+
+static int check_win_handle(MPI_Win w, const char *fn)
+{
+    int rc = check_init(fn);
+    if (rc)
+        return rc;
+    int ok = ferry_win_valid ? ferry_win_valid(w)
+                             : w != MPI_WIN_NULL && FERRY_HANDLE_TYPE(w) == 0x8 && FERRY_HANDLE_KIND(w) != 0;
+    if (!ok)
+        return ferry_error(NULL, MPI_ERR_WIN, fn, "invalid window handle 0x%x", (unsigned)w);
+    return MPI_SUCCESS;
+}
+
+static int obj_keyval(enum ferry_attr_kind kind, int keyval, struct ferry_keyval **kv, const char *fn)
+{
+    *kv = ferry_keyval_get(keyval, kind);
+    if (*kv)
+        return MPI_SUCCESS;
+    return ferry_error(NULL, MPI_ERR_KEYVAL, fn, ferry_keyval_is_builtin(keyval, kind)
+                                                    ? "keyval 0x%x is predefined (read-only)"
+                                                    : "invalid keyval 0x%x", (unsigned)keyval);
+}
+
+static int obj_set(enum ferry_attr_kind kind, int h, int keyval, void *val, const char *fn)
+{
+    struct ferry_keyval *kv;
+    int rc = obj_keyval(kind, keyval, &kv, fn);
+    if (rc)
+        return rc;
+    struct ferry_attr **list = kind == FERRY_ATTR_TYPE ? ferry_attr_type_list(h, 1) : ferry_attr_win_list(h, 1);
+    rc = ferry_attr_set(list, h, kv, val);
+    return rc ? ferry_api_callback_error(NULL, rc, fn, "attribute delete") : MPI_SUCCESS;
+}
+
+static int obj_get(enum ferry_attr_kind kind, int h, int keyval, void *val, int *flag, const char *fn)
+{
+    if (!val || !flag)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "NULL attribute_val or flag pointer");
+    if (kind == FERRY_ATTR_WIN && ferry_keyval_is_builtin(keyval, kind)) {
+        void *v = NULL;
+        *flag = ferry_win_predefined_attr ? ferry_win_predefined_attr(h, keyval, &v) : 0;
+        if (*flag)
+            *(void **)val = v;
+        return MPI_SUCCESS;
+    }
+    struct ferry_keyval *kv = ferry_keyval_get(keyval, kind);
+    if (!kv)
+        return ferry_error(NULL, MPI_ERR_KEYVAL, fn, "invalid keyval 0x%x", (unsigned)keyval);
+    struct ferry_attr **list = kind == FERRY_ATTR_TYPE ? ferry_attr_type_list(h, 0) : ferry_attr_win_list(h, 0);
+    void *v;
+    *flag = ferry_attr_lookup(list, kv, &v);
+    if (*flag)
+        *(void **)val = v;
+    return MPI_SUCCESS;
+}
+
+static int obj_delete(enum ferry_attr_kind kind, int h, int keyval, const char *fn)
+{
+    struct ferry_keyval *kv;
+    int rc = obj_keyval(kind, keyval, &kv, fn);
+    if (rc)
+        return rc;
+    struct ferry_attr **list = kind == FERRY_ATTR_TYPE ? ferry_attr_type_list(h, 0) : ferry_attr_win_list(h, 0);
+    if (!list)
+        return MPI_SUCCESS;
+    rc = ferry_attr_delete(list, h, kv);
+    return rc ? ferry_api_callback_error(NULL, rc, fn, "attribute delete") : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
+int PMPI_Type_set_attr(MPI_Datatype datatype, int keyval, void *attribute_val)
+{
+    int rc = check_type_handle(datatype, "MPI_Type_set_attr");
+    return rc ? rc : obj_set(FERRY_ATTR_TYPE, datatype, keyval, attribute_val, "MPI_Type_set_attr");
+}
+
+#pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
+int PMPI_Type_get_attr(MPI_Datatype datatype, int keyval, void *attribute_val, int *flag)
+{
+    int rc = check_type_handle(datatype, "MPI_Type_get_attr");
+    return rc ? rc : obj_get(FERRY_ATTR_TYPE, datatype, keyval, attribute_val, flag, "MPI_Type_get_attr");
+}
+
+#pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int keyval)
+{
+    int rc = check_type_handle(datatype, "MPI_Type_delete_attr");
+    return rc ? rc : obj_delete(FERRY_ATTR_TYPE, datatype, keyval, "MPI_Type_delete_attr");
+}
+
+#pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
+int PMPI_Win_set_attr(MPI_Win win, int keyval, void *attribute_val)
+{
+    int rc = check_win_handle(win, "MPI_Win_set_attr");
+    return rc ? rc : obj_set(FERRY_ATTR_WIN, win, keyval, attribute_val, "MPI_Win_set_attr");
+}
+
+#pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
+int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag)
+{
+    int rc = check_win_handle(win, "MPI_Win_get_attr");
+    return rc ? rc : obj_get(FERRY_ATTR_WIN, win, keyval, attribute_val, flag, "MPI_Win_get_attr");
+}
+
+#pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
+int PMPI_Win_delete_attr(MPI_Win win, int keyval)
+{
+    int rc = check_win_handle(win, "MPI_Win_delete_attr");
+    return rc ? rc : obj_delete(FERRY_ATTR_WIN, win, keyval, "MPI_Win_delete_attr");
+}

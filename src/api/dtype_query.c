@@ -1,0 +1,200 @@
+/* Decoding (MPI_Type_get_envelope / get_contents), names, the MPI-1 bound
+ * queries, and the size-matched types (Type_match_size, Type_create_f90_*). */
+#include "api/check.h"
+#include <stdio.h>
+#include <string.h>
+
+static int get_type(MPI_Datatype type, struct ferry_datatype **dt, const char *fn)
+{
+    int rc = check_init(fn);
+    if (rc)
+        return rc;
+    *dt = ferry_datatype_get_any(type);
+    if (!*dt)
+        return ferry_error(NULL, MPI_ERR_TYPE, fn, type == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL"
+                                                                          : "invalid datatype handle 0x%x",
+                           (unsigned)type);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
+                           int *combiner)
+{
+    static const char fn[] = "MPI_Type_get_envelope";
+    struct ferry_datatype *dt;
+    int rc = get_type(datatype, &dt, fn);
+    if (rc)
+        return rc;
+    if (!num_integers || !num_addresses || !num_datatypes || !combiner)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "NULL output argument");
+    *num_integers = dt->ni;
+    *num_addresses = dt->na;
+    *num_datatypes = dt->nd;
+    *combiner = dt->combiner;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                           int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+{
+    static const char fn[] = "MPI_Type_get_contents";
+    struct ferry_datatype *dt;
+    int rc = get_type(datatype, &dt, fn);
+    if (rc)
+        return rc;
+    if (dt->combiner == MPI_COMBINER_NAMED)
+        return ferry_error(NULL, MPI_ERR_TYPE, fn, "%s is a predefined type (combiner MPI_COMBINER_NAMED)", dt->name);
+    if (max_integers < dt->ni || max_addresses < dt->na || max_datatypes < dt->nd)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "arrays too small: need %d integers, %d addresses, %d datatypes",
+                           dt->ni, dt->na, dt->nd);
+    if ((dt->ni && !array_of_integers) || (dt->na && !array_of_addresses) || (dt->nd && !array_of_datatypes))
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "NULL array");
+    if (dt->ni)
+        memcpy(array_of_integers, dt->ints, (size_t)dt->ni * sizeof *dt->ints);
+    if (dt->na)
+        memcpy(array_of_addresses, dt->aints, (size_t)dt->na * sizeof *dt->aints);
+    /* derived types come back as handles the caller must free (the same
+     * objects, with one more user reference, as MPICH does) */
+    for (int i = 0; i < dt->nd; i++) {
+        array_of_datatypes[i] = dt->dtypes[i];
+        ferry_dt_user_retain(dt->env_types[i]);
+    }
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+    static const char fn[] = "MPI_Type_set_name";
+    struct ferry_datatype *dt;
+    int rc = get_type(datatype, &dt, fn);
+    if (rc)
+        return rc;
+    if (!type_name)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "type_name is NULL");
+    char name[MPI_MAX_OBJECT_NAME];
+    snprintf(name, sizeof name, "%s", type_name);
+    ferry_dt_set_name(dt, name);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_extent = PMPI_Type_extent
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
+{
+    struct ferry_datatype *dt;
+    int rc = get_type(datatype, &dt, "MPI_Type_extent");
+    if (rc)
+        return rc;
+    *extent = dt->extent;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_lb = PMPI_Type_lb
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+    struct ferry_datatype *dt;
+    int rc = get_type(datatype, &dt, "MPI_Type_lb");
+    if (rc)
+        return rc;
+    *displacement = dt->lb;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_ub = PMPI_Type_ub
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+    struct ferry_datatype *dt;
+    int rc = get_type(datatype, &dt, "MPI_Type_ub");
+    if (rc)
+        return rc;
+    *displacement = dt->lb + dt->extent;
+    return MPI_SUCCESS;
+}
+
+/* ---- size-matched types ----------------------------------------------------- */
+
+/* The Fortran sized types, as MPICH answers Type_match_size. */
+static MPI_Datatype sized(int typeclass, int size)
+{
+    switch (typeclass) {
+    case MPI_TYPECLASS_INTEGER:
+        return size == 1 ? MPI_INTEGER1 : size == 2 ? MPI_INTEGER2 : size == 4 ? MPI_INTEGER4
+               : size == 8 ? MPI_INTEGER8 : MPI_DATATYPE_NULL;
+    case MPI_TYPECLASS_REAL:
+        return size == 4 ? MPI_REAL4 : size == 8 ? MPI_REAL8 : size == 16 ? MPI_REAL16 : MPI_DATATYPE_NULL;
+    case MPI_TYPECLASS_COMPLEX:
+        return size == 8 ? MPI_COMPLEX8 : size == 16 ? MPI_COMPLEX16 : size == 32 ? MPI_COMPLEX32
+               : MPI_DATATYPE_NULL;
+    }
+    return MPI_DATATYPE_NULL;
+}
+
+#pragma weak MPI_Type_match_size = PMPI_Type_match_size
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+{
+    static const char fn[] = "MPI_Type_match_size";
+    int rc = check_init(fn);
+    if (rc)
+        return rc;
+    if (!datatype)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "datatype is NULL");
+    if (typeclass != MPI_TYPECLASS_INTEGER && typeclass != MPI_TYPECLASS_REAL && typeclass != MPI_TYPECLASS_COMPLEX)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "invalid type class %d", typeclass);
+    MPI_Datatype t = sized(typeclass, size);
+    if (t == MPI_DATATYPE_NULL)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "no type of class %d has %d bytes", typeclass, size);
+    *datatype = t;
+    return MPI_SUCCESS;
+}
+
+static int f90(int combiner, int p, int r, MPI_Datatype *newtype, const char *fn)
+{
+    int rc = check_init(fn);
+    if (rc)
+        return rc;
+    if (!newtype)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "newtype is NULL");
+    int size = 0;
+    if (combiner == MPI_COMBINER_F90_INTEGER) {
+        size = r < 0 ? 0 : r <= 2 ? 1 : r <= 4 ? 2 : r <= 9 ? 4 : r <= 18 ? 8 : 0;
+    } else if (p == MPI_UNDEFINED && r == MPI_UNDEFINED) {
+        size = 0;
+    } else {
+        int pp = p == MPI_UNDEFINED ? 0 : p, rr = r == MPI_UNDEFINED ? 0 : r;
+        size = pp < 0 || rr < 0             ? 0
+               : pp <= 6 && rr <= 37        ? 4
+               : pp <= 15 && rr <= 307      ? 8
+               : pp <= 33 && rr <= 4931     ? 16
+                                            : 0;
+        if (combiner == MPI_COMBINER_F90_COMPLEX)
+            size *= 2;
+    }
+    int cls = combiner == MPI_COMBINER_F90_INTEGER ? MPI_TYPECLASS_INTEGER
+              : combiner == MPI_COMBINER_F90_REAL  ? MPI_TYPECLASS_REAL
+                                                   : MPI_TYPECLASS_COMPLEX;
+    MPI_Datatype base = size ? sized(cls, size) : MPI_DATATYPE_NULL;
+    if (base == MPI_DATATYPE_NULL)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "no type with precision %d and range %d", p, r);
+    *newtype = ferry_dt_f90(combiner, p, r, ferry_datatype_get(base))->handle;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
+{
+    return f90(MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, newtype, "MPI_Type_create_f90_integer");
+}
+
+#pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+{
+    return f90(MPI_COMBINER_F90_REAL, p, r, newtype, "MPI_Type_create_f90_real");
+}
+
+#pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+{
+    return f90(MPI_COMBINER_F90_COMPLEX, p, r, newtype, "MPI_Type_create_f90_complex");
+}

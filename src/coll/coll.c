@@ -1,0 +1,70 @@
+/* Collective dispatch and the internal collectives the rest of the library
+ * uses. */
+#include "coll/coll_impl.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/op.h"
+#include "core/util.h"
+
+int ferry_coll(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a,
+               struct ferry_request **req)
+{
+    struct ferry_sched *s = sched_new(c);
+    int rc;
+    if (c->remote) {
+        coll_build_fn fn = coll_inter[kind];
+        rc = fn ? fn(s, a) : MPI_ERR_COMM;
+    } else {
+        const struct coll_alg *alg = coll_select(kind, c, a, req == NULL);
+        if (FERRY_UNLIKELY(ferry_verbose >= 3))
+            ferry_log(3, "%s on %d ranks: %s", ferry_coll_name(kind), c->size, alg->name);
+        rc = alg->build(s, a);
+    }
+    if (rc) {
+        sched_discard(s);
+        return rc;
+    }
+    if (req) {
+        sched_start(s, req);
+        return MPI_SUCCESS;
+    }
+    return sched_run(s);
+}
+
+__attribute__((weak)) int ferry_topo_neighbors(struct ferry_comm *c, int *indeg, const int **in, int *outdeg,
+                                               const int **out)
+{
+    return MPI_ERR_TOPOLOGY;
+}
+
+int ferry_coll_barrier(struct ferry_comm *c)
+{
+    struct ferry_coll_args a = {0};
+    return ferry_coll(FERRY_COLL_BARRIER, c, &a, NULL);
+}
+
+int ferry_coll_allgather(struct ferry_comm *c, const void *mine, size_t n, void *all)
+{
+    struct ferry_datatype *byte = sched_byte();
+    struct ferry_coll_args a = {.sbuf = mine, .scount = n, .sdt = byte, .rbuf = all, .rcount = n, .rdt = byte};
+    return ferry_coll(FERRY_COLL_ALLGATHER, c, &a, NULL);
+}
+
+int ferry_coll_allreduce_max_u32(struct ferry_comm *c, uint32_t *v)
+{
+    struct ferry_coll_args a = {.sbuf = MPI_IN_PLACE, .rbuf = v, .rcount = 1,
+                                .rdt = ferry_datatype_get(MPI_UINT32_T), .op = ferry_op_get(MPI_MAX)};
+    if (c->remote) {
+        /* MPI semantics give each group the other group's maximum x; a second
+         * round on x gives each group its own maximum y: max(x, y) is global */
+        uint32_t x, y;
+        a.sbuf = v, a.rbuf = &x;
+        int rc = ferry_coll(FERRY_COLL_ALLREDUCE, c, &a, NULL);
+        a.sbuf = &x, a.rbuf = &y;
+        if (!rc)
+            rc = ferry_coll(FERRY_COLL_ALLREDUCE, c, &a, NULL);
+        *v = x > y ? x : y;
+        return rc;
+    }
+    return ferry_coll(FERRY_COLL_ALLREDUCE, c, &a, NULL);
+}

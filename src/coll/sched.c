@@ -1,0 +1,383 @@
+/* The schedule engine (see sched.h). */
+#include "coll/sched.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/op.h"
+#include "core/progress.h"
+#include "core/request.h"
+#include "core/runtime.h"
+#include "core/util.h"
+#include "proto/proto.h"
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TAG_SEQ_BITS 28
+#define TAG_SEQ_MASK ((1 << TAG_SEQ_BITS) - 1)
+
+static struct ferry_sched *running;   /* started, not finished */
+static int hook_on;
+
+struct ferry_datatype *sched_byte(void)
+{
+    static struct ferry_datatype *byte;
+    if (!byte)
+        byte = ferry_datatype_get(MPI_BYTE);
+    return byte;
+}
+
+struct ferry_sched *sched_new(struct ferry_comm *c)
+{
+    struct ferry_sched *s = ferry_xcalloc(1, sizeof *s);
+    s->comm = c;
+    c->refs++;
+    s->sub[SPACE_MAIN] = c;
+    s->tag = (int)(c->coll_seq++ & TAG_SEQ_MASK);
+    s->space = SPACE_MAIN;
+    s->rank = c->rank;
+    s->size = ferry_comm_peer_count(c);
+    return s;
+}
+
+void sched_set_op(struct ferry_sched *s, struct ferry_op *op)
+{
+    ferry_op_retain(op);
+    s->op = op;
+}
+
+void sched_use(struct ferry_sched *s, int sp)
+{
+    struct ferry_comm *c = s->sub[sp];
+    s->space = sp;
+    s->rank = c->rank;
+    s->size = sp == SPACE_MAIN ? ferry_comm_peer_count(c) : c->size;
+}
+
+void sched_sub(struct ferry_sched *s, int sp, int n, const int *world_ranks)
+{
+    struct ferry_group *g;
+    if (sp == SPACE_LOCAL) {
+        g = s->comm->group;
+        g->refs++;
+    } else {
+        g = ferry_group_new(n, world_ranks);
+    }
+    if (s->sub[sp])
+        ferry_comm_release(s->sub[sp]);
+    s->sub[sp] = ferry_comm_new(g, s->comm->ctx, MPI_ERRORS_RETURN);
+}
+
+static void free_sched(struct ferry_sched *s)
+{
+    for (int i = 0; i < s->nsteps; i++) {
+        if (s->steps[i].at)
+            ferry_dt_release(s->steps[i].at);
+        if (s->steps[i].bt)
+            ferry_dt_release(s->steps[i].bt);
+    }
+    for (int i = 0; i < s->nmem; i++)
+        free(s->mem[i]);
+    free(s->mem);
+    free(s->steps);
+    for (int i = SPACE_MAIN + 1; i < SPACE_COUNT; i++)
+        if (s->sub[i])
+            ferry_comm_release(s->sub[i]);
+    if (s->op)
+        ferry_op_release(s->op);
+    ferry_comm_release(s->comm);
+    free(s);
+}
+
+void sched_discard(struct ferry_sched *s)
+{
+    free_sched(s);
+}
+
+void *sched_alloc(struct ferry_sched *s, size_t bytes)
+{
+    if (s->nmem == s->memcap) {
+        s->memcap = s->memcap ? 2 * s->memcap : 4;
+        s->mem = ferry_xrealloc(s->mem, (size_t)s->memcap * sizeof *s->mem);
+    }
+    void *p = ferry_xmalloc(bytes ? bytes : 1);
+    s->mem[s->nmem++] = p;
+    return p;
+}
+
+void *sched_tmp(struct ferry_sched *s, struct ferry_datatype *dt, size_t n)
+{
+    if (n == 0)
+        return sched_alloc(s, 0);
+    /* element i's data lies in [i * ext + true_lb, + true_extent); reductions
+     * on pair types may also touch [i * ext, (i + 1) * ext) */
+    MPI_Aint ext = dt->extent > 0 ? dt->extent : 0;
+    MPI_Aint lo = FERRY_MIN(dt->true_lb, 0);
+    MPI_Aint hi = FERRY_MAX(ext * (MPI_Aint)(n - 1) + dt->true_lb + dt->true_extent, ext * (MPI_Aint)n);
+    return (char *)sched_alloc(s, (size_t)(hi - lo)) - lo;
+}
+
+static struct sched_step *add(struct ferry_sched *s, int kind)
+{
+    if (s->nsteps == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 16;
+        s->steps = ferry_xrealloc(s->steps, (size_t)s->cap * sizeof *s->steps);
+    }
+    struct sched_step *st = &s->steps[s->nsteps++];
+    memset(st, 0, sizeof *st);
+    st->kind = (uint8_t)kind;
+    st->space = (uint8_t)s->space;
+    return st;
+}
+
+/* Steps hold references on their datatypes: the application may free a
+ * type while a nonblocking collective still uses it. */
+static struct ferry_datatype *ref(struct ferry_datatype *dt)
+{
+    ferry_dt_retain(dt);
+    return dt;
+}
+
+void sched_send(struct ferry_sched *s, const void *buf, size_t count, struct ferry_datatype *dt, int peer)
+{
+    struct sched_step *st = add(s, ST_SEND);
+    st->a = buf;
+    st->an = count;
+    st->at = ref(dt);
+    st->peer = peer;
+}
+
+void sched_recv(struct ferry_sched *s, void *buf, size_t count, struct ferry_datatype *dt, int peer)
+{
+    struct sched_step *st = add(s, ST_RECV);
+    st->a = buf;
+    st->an = count;
+    st->at = ref(dt);
+    st->peer = peer;
+}
+
+void sched_reduce(struct ferry_sched *s, const void *in, void *inout, size_t n, struct ferry_datatype *unit, int rev)
+{
+    if (n == 0)
+        return;
+    struct sched_step *st = add(s, ST_REDUCE);
+    st->a = in;
+    st->an = n;
+    st->at = ref(unit);
+    st->b = inout;
+    st->rev = (uint8_t)rev;
+}
+
+void sched_copy(struct ferry_sched *s, const void *src, size_t sn, struct ferry_datatype *sdt, void *dst, size_t dn,
+                struct ferry_datatype *ddt)
+{
+    if (src == dst && sn == dn && sdt == ddt)
+        return;
+    struct sched_step *st = add(s, ST_COPY);
+    st->a = src;
+    st->an = sn;
+    st->at = ref(sdt);
+    st->b = dst;
+    st->bn = dn;
+    st->bt = ref(ddt);
+}
+
+struct sched_step *sched_poll(struct ferry_sched *s, sched_poll_fn fn, void *arg, uint64_t seq)
+{
+    struct sched_step *st = add(s, ST_POLL);
+    st->poll = fn;
+    st->arg = arg;
+    st->seq = seq;
+    return st;
+}
+
+void sched_fence(struct ferry_sched *s)
+{
+    if (s->nsteps && s->steps[s->nsteps - 1].kind == ST_FENCE)
+        return;
+    add(s, ST_FENCE);
+}
+
+/* ---- running ---------------------------------------------------------------- */
+
+static void copy_data(const void *src, size_t sn, struct ferry_datatype *st, void *dst, size_t dn,
+                      struct ferry_datatype *dt)
+{
+    size_t bytes = FERRY_MIN(ferry_dt_bytes(st, sn), ferry_dt_bytes(dt, dn));
+    if (!bytes)
+        return;
+    int sc = ferry_dt_is_contig(st, sn), dc = ferry_dt_is_contig(dt, dn);
+    if (sc && dc) {
+        memmove((char *)ferry_dt_contig_ptr(dt, dst), ferry_dt_contig_ptr(st, src), bytes);
+    } else if (sc) {
+        ferry_dt_unpack(dt, dst, 0, ferry_dt_contig_ptr(st, src), bytes);
+    } else if (dc) {
+        ferry_dt_pack(st, src, 0, (char *)ferry_dt_contig_ptr(dt, dst), bytes);
+    } else {
+        enum { CHUNK = 64 * 1024 };
+        char *stage = ferry_xmalloc(FERRY_MIN(bytes, (size_t)CHUNK));
+        for (size_t off = 0; off < bytes; off += CHUNK) {
+            size_t len = FERRY_MIN((size_t)CHUNK, bytes - off);
+            ferry_dt_pack(st, src, off, stage, len);
+            ferry_dt_unpack(dt, dst, off, stage, len);
+        }
+        free(stage);
+    }
+}
+
+void sched_copy_now(const void *src, size_t sn, struct ferry_datatype *st, void *dst, size_t dn,
+                    struct ferry_datatype *dt)
+{
+    copy_data(src, sn, st, dst, dn, dt);
+}
+
+static void run_reduce(struct ferry_sched *s, struct sched_step *st)
+{
+    struct ferry_op *op = s->op;
+    if (st->rev && op->kind == FERRY_OP_USER && !op->commute) {
+        /* b = b op a: compute into a, then move the result to b */
+        ferry_op_apply(op, st->b, (void *)st->a, st->an, st->at);
+        copy_data(st->a, st->an, st->at, st->b, st->an, st->at);
+    } else {
+        ferry_op_apply(op, st->a, st->b, st->an, st->at);
+    }
+}
+
+static void start_p2p(struct ferry_sched *s, struct sched_step *st)
+{
+    int send = st->kind == ST_SEND;
+    struct ferry_comm *c = s->sub[st->space];
+    struct ferry_request *r = ferry_request_new(send ? FERRY_REQ_SEND : FERRY_REQ_RECV);
+    ferry_request_setup(r, (void *)st->a, st->an, st->at, c, st->peer, s->tag | (st->space << TAG_SEQ_BITS),
+                        s->comm->ctx + 1, FERRY_MODE_STANDARD);
+    st->req = r;
+    if (send)
+        ferry_proto_isend(r);
+    else
+        ferry_proto_irecv(r);
+}
+
+/* Retire completed requests from s->inflight on; true when none is left. */
+static int drain(struct ferry_sched *s)
+{
+    for (; s->inflight < s->pos; s->inflight++) {
+        struct sched_step *st = &s->steps[s->inflight];
+        if (st->kind != ST_SEND && st->kind != ST_RECV)
+            continue;
+        struct ferry_request *r = st->req;
+        if (!r->complete)
+            return 0;
+        if (r->status.MPI_ERROR && !s->err)
+            s->err = r->status.MPI_ERROR;
+        ferry_request_free(r);
+        st->req = NULL;
+    }
+    return 1;
+}
+
+static int polls_waiting;   /* poll steps that returned 0 in this progress call */
+
+/* Run s as far as it goes; returns 1 when it finished. */
+static int advance(struct ferry_sched *s, int *work)
+{
+    while (s->pos < s->nsteps) {
+        struct sched_step *st = &s->steps[s->pos];
+        if (st->kind == ST_SEND || st->kind == ST_RECV) {
+            start_p2p(s, st);
+            s->pos++;
+            (*work)++;
+            continue;
+        }
+        if (!drain(s))
+            return 0;
+        if (st->kind == ST_POLL && !st->poll(s, st)) {
+            polls_waiting++;
+            return 0;
+        }
+        if (st->kind == ST_REDUCE)
+            run_reduce(s, st);
+        else if (st->kind == ST_COPY)
+            copy_data(st->a, st->an, st->at, st->b, st->bn, st->bt);
+        s->pos++;
+        (*work)++;
+    }
+    return drain(s);
+}
+
+static void finish(struct ferry_sched *s)
+{
+    struct ferry_request *r = s->req;
+    ferry_status_set(&r->status, MPI_ANY_SOURCE, MPI_ANY_TAG, s->err, 0, 0);
+    free_sched(s);
+    ferry_request_complete(r);   /* may free r (Request_free'd): last */
+}
+
+static int busy;
+
+static int progress_hook(void)
+{
+    if (busy || !running)
+        return 0;
+    busy = 1;
+    int work = 0;
+    polls_waiting = 0;
+    struct ferry_sched **pp = &running;
+    while (*pp) {
+        struct ferry_sched *s = *pp;
+        if (advance(s, &work)) {
+            *pp = s->next;
+            finish(s);
+            work++;
+        } else {
+            pp = &s->next;
+        }
+    }
+    busy = 0;
+    if (!work && polls_waiting) {
+        /* Waiting on shared-memory flags, which no doorbell announces: keep
+         * the caller from sleeping on the transport, but let the peers that
+         * will set them run (spin, then yield). */
+        static unsigned idle;
+        if (++idle % 64 == 0 || ferry_rt.oversubscribed)
+            sched_yield();
+        return 1;
+    }
+    return work;
+}
+
+void sched_start(struct ferry_sched *s, struct ferry_request **req)
+{
+    if (!hook_on) {
+        ferry_progress_add_hook(progress_hook);
+        hook_on = 1;
+    }
+    struct ferry_request *r = ferry_request_new(FERRY_REQ_COLL);
+    ferry_request_setup(r, NULL, 0, sched_byte(), s->comm, MPI_ANY_SOURCE, MPI_ANY_TAG, s->comm->ctx + 1,
+                        FERRY_MODE_STANDARD);
+    ferry_requests_active++;
+    r->complete = 0;
+    s->req = r;
+    *req = r;
+    int work = 0, was_busy = busy;
+    busy = 1;
+    int done = advance(s, &work);
+    busy = was_busy;
+    if (done) {
+        finish(s);
+    } else {
+        /* append: schedules advance in the order they were started */
+        struct ferry_sched **pp = &running;
+        while (*pp)
+            pp = &(*pp)->next;
+        *pp = s;
+    }
+}
+
+int sched_run(struct ferry_sched *s)
+{
+    struct ferry_request *r;
+    sched_start(s, &r);
+    ferry_request_wait(r);
+    int err = r->status.MPI_ERROR;
+    ferry_request_free(r);
+    return err;
+}

@@ -1,0 +1,169 @@
+/* The copy engine: move any byte range of a packed stream between the user's
+ * buffer and a contiguous one by walking the flattened program (datatype.h).
+ *
+ * Seeking to offset `off` divides at each VEC level (O(1)) and bisects the
+ * start offsets at each IDX level (O(log n)), so a protocol cutting a message
+ * into packets pays no more per packet than the bytes it moves. Blocks of a
+ * vector of blocks are moved by loops specialised for the common small sizes
+ * (memcpy with a constant size becomes a load and a store). */
+#include "core/datatype.h"
+#include "core/dt_internal.h"
+#include "core/util.h"
+#include <string.h>
+
+typedef struct ferry_dt_node node;
+
+/* n blocks of blen bytes, block i at p + i * stride, packed back to back at s. */
+#define STRIDED_LOOP(BL)                                                \
+    do {                                                                \
+        if (unpack)                                                     \
+            for (size_t i = 0; i < n; i++, p = FERRY_DT_ADDR(p, stride), s += (BL)) \
+                memcpy(p, s, (BL));                                     \
+        else                                                            \
+            for (size_t i = 0; i < n; i++, p = FERRY_DT_ADDR(p, stride), s += (BL)) \
+                memcpy(s, p, (BL));                                     \
+    } while (0)
+
+static void strided(char *p, MPI_Aint stride, size_t blen, size_t n, char *s, int unpack)
+{
+    switch (blen) {
+    case 1: STRIDED_LOOP(1); break;
+    case 2: STRIDED_LOOP(2); break;
+    case 4: STRIDED_LOOP(4); break;
+    case 8: STRIDED_LOOP(8); break;
+    case 12: STRIDED_LOOP(12); break;
+    case 16: STRIDED_LOOP(16); break;
+    case 24: STRIDED_LOOP(24); break;
+    case 32: STRIDED_LOOP(32); break;
+    case 64: STRIDED_LOOP(64); break;
+    default: STRIDED_LOOP(blen); break;
+    }
+}
+
+static inline void move(char *p, char *s, size_t n, int unpack)
+{
+    if (unpack)
+        memcpy(p, s, n);
+    else
+        memcpy(s, p, n);
+}
+
+/* A small block whose size varies from call to call (struct members). */
+#define SMALL(N)                        \
+    case N:                             \
+        if (unpack)                     \
+            memcpy(p, s, N);            \
+        else                            \
+            memcpy(s, p, N);            \
+        return
+static inline void move_small(char *p, char *s, size_t n, int unpack)
+{
+    switch (n) {
+        SMALL(1); SMALL(2); SMALL(4); SMALL(8); SMALL(12); SMALL(16); SMALL(24); SMALL(32);
+    default:
+        move(p, s, n, unpack);
+    }
+}
+
+/* n whole instances of an IDX node of blocks only, instance i at p + i * stride. */
+static char *raw_instances(const node *c, char *p, MPI_Aint stride, size_t n, char *s, int unpack)
+{
+    const struct ferry_dt_ent *e = c->ent;
+    p = FERRY_DT_ADDR(p, c->disp);
+    for (size_t w = 0; w < n; w++, p = FERRY_DT_ADDR(p, stride))
+        for (size_t i = 0; i < c->n; i++) {
+            size_t len = e[i + 1].start - e[i].start;
+            move_small(FERRY_DT_ADDR(p, e[i].disp), s, len, unpack);
+            s += len;
+        }
+    return s;
+}
+
+/* Move bytes [skip, skip+len) of the packed form of the instance of nd
+ * placed at base; s is the contiguous side. Returns s advanced by len. */
+static char *walk(const node *nd, char *base, size_t skip, char *s, size_t len, int unpack)
+{
+    char *p = FERRY_DT_ADDR(base, nd->disp);
+    switch (nd->kind) {
+    case FERRY_DTN_BLOCK:
+        move(p + skip, s, len, unpack);
+        return s + len;
+    case FERRY_DTN_VEC: {
+        const node *c = nd->child;
+        size_t cs = c->size;
+        size_t i = skip / cs, part = skip % cs;
+        p = FERRY_DT_ADDR(p, (MPI_Aint)i * nd->stride);
+        if (part) {
+            size_t k = FERRY_MIN(len, cs - part);
+            s = walk(c, p, part, s, k, unpack);
+            len -= k;
+            p = FERRY_DT_ADDR(p, nd->stride);
+        }
+        size_t whole = len / cs;
+        if (whole) {
+            if (c->kind == FERRY_DTN_BLOCK) {
+                strided(FERRY_DT_ADDR(p, c->disp), nd->stride, cs, whole, s, unpack);
+                s += whole * cs;
+                p = FERRY_DT_ADDR(p, (MPI_Aint)whole * nd->stride);
+            } else if (c->kind == FERRY_DTN_IDX && c->raw && c->n <= 16) {
+                s = raw_instances(c, p, nd->stride, whole, s, unpack);
+                p = FERRY_DT_ADDR(p, (MPI_Aint)whole * nd->stride);
+            } else {
+                for (size_t w = 0; w < whole; w++, p = FERRY_DT_ADDR(p, nd->stride))
+                    s = walk(c, p, 0, s, cs, unpack);
+            }
+            len -= whole * cs;
+        }
+        if (len)
+            s = walk(c, p, 0, s, len, unpack);
+        return s;
+    }
+    default: {   /* IDX */
+        const struct ferry_dt_ent *e = nd->ent;
+        size_t lo = 0, hi = nd->n - 1;   /* last entry with start <= skip */
+        while (lo < hi) {
+            size_t mid = (lo + hi + 1) / 2;
+            if (e[mid].start <= skip)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        size_t part = skip - e[lo].start;
+        for (size_t i = lo; len > 0; i++) {
+            size_t k = FERRY_MIN(len, e[i + 1].start - e[i].start - part);
+            if (e[i].child)
+                s = walk(e[i].child, FERRY_DT_ADDR(p, e[i].disp), part, s, k, unpack);
+            else {
+                move(FERRY_DT_ADDR(p, e[i].disp) + part, s, k, unpack);
+                s += k;
+            }
+            len -= k;
+            part = 0;
+        }
+        return s;
+    }
+    }
+}
+
+static void stream_copy(const struct ferry_datatype *dt, char *user, size_t off, char *stream, size_t len, int unpack)
+{
+    if (dt->contig) {
+        move((char *)ferry_dt_contig_ptr(dt, user) + off, stream, len, unpack);
+        return;
+    }
+    /* the elements are the instances of a vector with the type's extent as stride */
+    node top = {.kind = FERRY_DTN_VEC, .disp = 0, .stride = dt->extent, .child = dt->prog};
+    walk(&top, user, off, stream, len, unpack);
+}
+
+void ferry_dt_pack(const struct ferry_datatype *dt, const void *buf, size_t off, void *out, size_t len)
+{
+    if (len)
+        stream_copy(dt, (char *)buf, off, out, len, 0);
+}
+
+void ferry_dt_unpack(const struct ferry_datatype *dt, void *buf, size_t off, const void *in, size_t len)
+{
+    if (len)
+        stream_copy(dt, buf, off, (char *)in, len, 1);
+}

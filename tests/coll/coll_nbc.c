@@ -1,0 +1,161 @@
+/* Nonblocking collectives: many in flight at once on one communicator and
+ * on two, completed in reverse order and through Waitall / Waitany /
+ * Testall / Waitsome, mixed with user point-to-point traffic (same tags,
+ * ANY_SOURCE / ANY_TAG receives must not see collective traffic), and real
+ * progress: a rank blocked in MPI_Recv must keep its collectives moving so
+ * that a peer that waits for the collective can send what it waits for. */
+#include "collt.h"
+
+static int rank, size;
+
+static int ival(int q, int i, int salt)
+{
+    return (q * 7 + i * 13 + salt * 101) % 1000;
+}
+
+/* ---- many different collectives in flight ---------------------------------- */
+static void many_kinds(MPI_Comm comm, int salt)
+{
+    enum { K = 257, BIG = 40000 };
+    int n = size, r = rank;
+    int *bc = tc_malloc(BIG * sizeof(int)), *ar_in = tc_malloc(K * sizeof(int)), *ar_out = tc_malloc(K * sizeof(int));
+    int *a2a_in = tc_malloc((size_t)n * 3 * sizeof(int)), *a2a_out = tc_malloc((size_t)n * 3 * sizeof(int));
+    int *ag = tc_malloc((size_t)n * 2 * sizeof(int)), mine[2] = {ival(r, 0, salt), ival(r, 1, salt)};
+    int sc_in = ival(r, 9, salt), sc_out = -1, ex_out = -1;
+    for (int i = 0; i < BIG; i++)
+        bc[i] = r == n - 1 ? ival(n - 1, i, salt) : -1;
+    for (int i = 0; i < K; i++)
+        ar_in[i] = ival(r, i, salt);
+    for (int q = 0; q < n; q++)
+        for (int j = 0; j < 3; j++)
+            a2a_in[q * 3 + j] = r * 1000 + q * 10 + j + salt;
+    MPI_Request req[7];
+    CHECK_RC(MPI_Ibcast(bc, BIG, MPI_INT, n - 1, comm, &req[0]));
+    CHECK_RC(MPI_Iallreduce(ar_in, ar_out, K, MPI_INT, MPI_SUM, comm, &req[1]));
+    CHECK_RC(MPI_Ialltoall(a2a_in, 3, MPI_INT, a2a_out, 3, MPI_INT, comm, &req[2]));
+    CHECK_RC(MPI_Ibarrier(comm, &req[3]));
+    CHECK_RC(MPI_Iallgather(mine, 2, MPI_INT, ag, 2, MPI_INT, comm, &req[4]));
+    CHECK_RC(MPI_Iscan(&sc_in, &sc_out, 1, MPI_INT, MPI_SUM, comm, &req[5]));
+    CHECK_RC(MPI_Iexscan(&sc_in, &ex_out, 1, MPI_INT, MPI_MAX, comm, &req[6]));
+    /* complete in reverse order */
+    for (int i = 6; i >= 0; i--)
+        CHECK_RC(MPI_Wait(&req[i], MPI_STATUS_IGNORE));
+    for (int i = 0; i < BIG; i++)
+        CHECK(bc[i] == ival(n - 1, i, salt), "Ibcast element %d: %d", i, bc[i]);
+    for (int i = 0; i < K; i++) {
+        int want = 0;
+        for (int q = 0; q < n; q++)
+            want += ival(q, i, salt);
+        CHECK(ar_out[i] == want, "Iallreduce element %d: %d, expected %d", i, ar_out[i], want);
+    }
+    for (int q = 0; q < n; q++)
+        for (int j = 0; j < 3; j++)
+            CHECK(a2a_out[q * 3 + j] == q * 1000 + r * 10 + j + salt, "Ialltoall from %d[%d]", q, j);
+    for (int q = 0; q < n; q++)
+        CHECK(ag[2 * q] == ival(q, 0, salt) && ag[2 * q + 1] == ival(q, 1, salt), "Iallgather block %d", q);
+    int want = 0, wmax = -1;
+    for (int q = 0; q <= r; q++)
+        want += ival(q, 9, salt);
+    for (int q = 0; q < r; q++)
+        wmax = ival(q, 9, salt) > wmax ? ival(q, 9, salt) : wmax;
+    CHECK(sc_out == want, "Iscan: %d, expected %d", sc_out, want);
+    CHECK(r == 0 || ex_out == wmax, "Iexscan: %d, expected %d", ex_out, wmax);
+    free(bc), free(ar_in), free(ar_out), free(a2a_in), free(a2a_out), free(ag);
+}
+
+/* ---- the same collective many times in flight ------------------------------- */
+static void many_same(MPI_Comm comm)
+{
+    enum { M = 64 };
+    int in[M], out[M];
+    MPI_Request req[M];
+    for (int i = 0; i < M; i++) {
+        in[i] = rank + i;
+        CHECK_RC(MPI_Iallreduce(&in[i], &out[i], 1, MPI_INT, MPI_SUM, comm, &req[i]));
+    }
+    /* mix the completion calls */
+    int idx, flag = 0, outcount, indices[M];
+    CHECK_RC(MPI_Waitany(M, req, &idx, MPI_STATUS_IGNORE));
+    CHECK(idx >= 0 && idx < M, "Waitany index %d", idx);
+    CHECK_RC(MPI_Waitsome(M, req, &outcount, indices, MPI_STATUSES_IGNORE));
+    while (!flag)
+        CHECK_RC(MPI_Testall(M, req, &flag, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < M; i++)
+        CHECK(out[i] == size * (size - 1) / 2 + size * i, "Iallreduce #%d: %d", i, out[i]);
+}
+
+/* ---- user point-to-point alongside ------------------------------------------ */
+static void with_p2p(void)
+{
+    int right = (rank + 1) % size, left = (rank - 1 + size) % size;
+    int token = rank * 3 + 1, got = -1, bin = rank, bout = -1;
+    MPI_Request p[2], c;
+    MPI_Status st;
+    /* wildcard receive posted first: it must match the user's message only */
+    CHECK_RC(MPI_Irecv(&got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &p[0]));
+    CHECK_RC(MPI_Iallreduce(&bin, &bout, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &c));
+    CHECK_RC(MPI_Isend(&token, 1, MPI_INT, right, 0, MPI_COMM_WORLD, &p[1]));
+    CHECK_RC(MPI_Wait(&c, MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_Wait(&p[0], &st));
+    CHECK_RC(MPI_Wait(&p[1], MPI_STATUS_IGNORE));
+    CHECK(got == left * 3 + 1 && st.MPI_SOURCE == left && st.MPI_TAG == 0, "wildcard receive got %d from %d tag %d",
+          got, st.MPI_SOURCE, st.MPI_TAG);
+    CHECK(bout == size - 1, "Iallreduce beside p2p: %d", bout);
+}
+
+/* ---- progress while blocked elsewhere --------------------------------------- */
+static void progress(void)
+{
+    if (size < 2)
+        return;
+    enum { K = 50000 };
+    int *in = tc_malloc(K * sizeof(int)), *out = tc_malloc(K * sizeof(int)), token = 0;
+    for (int i = 0; i < K; i++)
+        in[i] = rank + i;
+    MPI_Request c;
+    CHECK_RC(MPI_Iallreduce(in, out, K, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &c));
+    if (rank == 0) {
+        /* the last rank sends only once its Iallreduce completed, which needs
+         * this rank's part: this rank's collective must move while it sits in Recv */
+        CHECK_RC(MPI_Recv(&token, 1, MPI_INT, size - 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK(token == 42, "token %d", token);
+        CHECK_RC(MPI_Wait(&c, MPI_STATUS_IGNORE));
+    } else if (rank == size - 1) {
+        int flag = 0;
+        volatile double work = 0;
+        while (!flag) {   /* compute, poll */
+            for (int i = 0; i < 1000; i++)
+                work += i * 0.5;
+            CHECK_RC(MPI_Test(&c, &flag, MPI_STATUS_IGNORE));
+        }
+        token = 42;
+        CHECK_RC(MPI_Send(&token, 1, MPI_INT, 0, 5, MPI_COMM_WORLD));
+    } else {
+        CHECK_RC(MPI_Wait(&c, MPI_STATUS_IGNORE));
+    }
+    for (int i = 0; i < K; i++)
+        CHECK(out[i] == size * (size - 1) / 2 + size * i, "Iallreduce element %d: %d", i, out[i]);
+    free(in), free(out);
+}
+
+int main(int argc, char **argv)
+{
+    tc_init(&argc, &argv, &rank, &size);
+    MPI_Comm dup;
+    CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    for (int it = 0; it < 3; it++) {
+        many_kinds(MPI_COMM_WORLD, it);
+        many_same(dup);
+        with_p2p();
+        progress();
+    }
+    /* collectives on two communicators in flight, finished crosswise */
+    int a = rank, b = 2 * rank, ra = -1, rb = -1;
+    MPI_Request r2[2];
+    CHECK_RC(MPI_Iallreduce(&a, &ra, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r2[0]));
+    CHECK_RC(MPI_Iallreduce(&b, &rb, 1, MPI_INT, MPI_SUM, dup, &r2[1]));
+    CHECK_RC(MPI_Waitall(2, r2, MPI_STATUSES_IGNORE));
+    CHECK(ra == size * (size - 1) / 2 && rb == size * (size - 1), "two communicators: %d %d", ra, rb);
+    CHECK_RC(MPI_Comm_free(&dup));
+    return tc_finish("coll_nbc");
+}

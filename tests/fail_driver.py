@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Driver for the launcher / failure tests (fail_victim.c).
+
+usage: fail_driver.py --launcher "mpiexec" --np N [--timeout S] [--ferry]
+                      [--max-seconds S] MODE -- /path/to/fail_victim
+
+MODE   kill | abort | exit0 | fatal | exit7 | stdin   (see fail_victim.c)
+
+Always checked (any MPI):
+  * the job ends before --timeout (a hang fails, the process group is killed)
+  * kill/abort/exit0/fatal: exit status non-zero (exit0: see --lenient-exit0);
+    the job is over within
+    --max-seconds (default 3) of the failure -- measured from the victim's own
+    CLOCK_REALTIME stamp written just before it fails, to mpiexec's exit;
+    every rank process (pids the ranks recorded) is gone shortly after
+  * exit7: exit status exactly 7;  stdin: exit status 0, rank 0 read the line
+  * no /dev/shm/ferry-* entry that was not there before the run
+With --ferry, Ferry's own wording is checked too (other MPIs word it
+differently):
+  * kill/abort/exit0: a line on stderr names the failed rank
+    ("rank R" or "[R]"); abort: exit status 3
+  * fatal: ONE stderr line names the rank, "MPI_Send" and the reason
+    (invalid / out of range / MPI_ERR_RANK)
+"""
+import argparse
+import glob
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+STDIN_LINE = "ferry stdin test 12345 \u00e9"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--launcher", required=True)
+    ap.add_argument("--np", type=int, required=True)
+    ap.add_argument("--timeout", type=float, default=30)
+    ap.add_argument("--max-seconds", type=float, default=3.0)
+    ap.add_argument("--ferry", action="store_true")
+    ap.add_argument("--lenient-exit0", action="store_true",
+                    help="peer deviation: MPICH's hydra exits 0 when a rank calls "
+                         "exit(0) without MPI_Finalize (1-2 ranks)")
+    ap.add_argument("mode", choices=["kill", "abort", "exit0", "fatal", "exit7", "stdin"])
+    ap.add_argument("prog", nargs="+")
+    a = ap.parse_args()
+    prog = a.prog[-1]
+    np_ = a.np
+    victim = np_ - 1
+    errors = []
+
+    def fail(msg):
+        errors.append(msg)
+
+    tmp = tempfile.mkdtemp(prefix="ferry-fail-test-")
+    shm_before = set(glob.glob("/dev/shm/ferry-*"))
+    arg = STDIN_LINE if a.mode == "stdin" else tmp
+    cmd = shlex.split(a.launcher) + ["-n", str(np_), prog, a.mode, arg]
+    env = dict(os.environ)
+    t_start = time.time()
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True, env=env)
+    out, err = [], []
+
+    def reader(f, sink):
+        for line in iter(f.readline, b""):
+            sink.append(line.decode("utf-8", "replace"))
+        f.close()
+
+    th = [threading.Thread(target=reader, args=(p.stdout, out), daemon=True),
+          threading.Thread(target=reader, args=(p.stderr, err), daemon=True)]
+    for t in th:
+        t.start()
+    try:
+        if a.mode == "stdin":
+            p.stdin.write((STDIN_LINE + "\n").encode())
+            p.stdin.flush()
+        p.stdin.close()
+    except BrokenPipeError:
+        pass
+
+    hung = False
+    try:
+        rc = p.wait(timeout=a.timeout)
+    except subprocess.TimeoutExpired:
+        hung = True
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        rc = p.wait()
+    t_exit = time.time()
+    # the output pipes close once every process holding them is gone
+    for t in th:
+        t.join(timeout=5)
+    pipes_open = any(t.is_alive() for t in th)
+    stdout, stderr = "".join(out), "".join(err)
+
+    if hung:
+        fail("HANG: the job did not end within %.0f s (killed)" % a.timeout)
+    if pipes_open and not hung:
+        fail("processes still hold the job's stdout/stderr 5 s after mpiexec exited")
+
+    failing = a.mode in ("kill", "abort", "exit0", "fatal")
+    if failing and not hung:
+        if rc == 0 and not (a.mode == "exit0" and a.lenient_exit0):
+            fail("exit status 0 after a rank failed (mode %s)" % a.mode)
+        vf = os.path.join(tmp, "victim")
+        if not os.path.exists(vf):
+            fail("the victim never reached its failure point (no %s)" % vf)
+        else:
+            vpid, vt = open(vf).read().split()
+            dt = t_exit - float(vt)
+            if dt > a.max_seconds:
+                fail("job ended %.2f s after the failure (limit %.1f s)" % (dt, a.max_seconds))
+            else:
+                print("%s: job ended %.2f s after the failure, exit status %d" % (a.mode, dt, rc))
+        # every rank is gone (allow a short grace period for reaping)
+        pids = []
+        for f in glob.glob(os.path.join(tmp, "pid.*")):
+            try:
+                pids.append(int(open(f).read()))
+            except ValueError:
+                pass
+        if len(pids) != np_:
+            fail("only %d of %d ranks recorded their pid" % (len(pids), np_))
+        deadline = time.time() + 3
+        alive = pids
+        while True:
+            alive = [q for q in alive if process_alive(q)]
+            if not alive or time.time() > deadline:
+                break
+            time.sleep(0.05)  # polling a deadline, not synchronisation
+        if alive:
+            fail("rank processes still alive after the job ended: %s" % alive)
+            for q in alive:
+                try:
+                    os.kill(q, signal.SIGKILL)
+                except OSError:
+                    pass
+        if a.ferry:
+            rank_re = re.compile(r"(?i)(\brank\W{0,3}%d\b|\[%d\])" % (victim, victim))
+            if a.mode == "fatal":
+                reason = re.compile(r"(?i)(invalid|out of range|MPI_ERR_RANK)")
+                if not any("MPI_Send" in l and rank_re.search(l) and reason.search(l)
+                           for l in stderr.splitlines()):
+                    fail("no stderr line names rank %d, MPI_Send and the reason" % victim)
+            elif not rank_re.search(stderr):
+                fail("stderr does not name the failed rank %d" % victim)
+            if a.mode == "abort" and rc != 3:
+                fail("MPI_Abort(MPI_COMM_WORLD, 3) gave exit status %d, expected 3" % rc)
+    if a.mode == "exit7" and not hung and rc != 7:
+        fail("rank %d exited 7 after MPI_Finalize; mpiexec exit status %d" % (victim, rc))
+    if a.mode == "stdin" and not hung:
+        if rc != 0:
+            fail("stdin test: exit status %d" % rc)
+        if "fail_victim stdin: OK" not in stdout:
+            fail("stdin test: no success line from rank 0")
+
+    leaked = sorted(set(glob.glob("/dev/shm/ferry-*")) - shm_before)
+    if leaked:
+        fail("left behind in /dev/shm: %s" % " ".join(leaked))
+        if a.ferry:
+            for f in leaked:  # keep the machine clean for the next test
+                shutil.rmtree(f, ignore_errors=True) if os.path.isdir(f) else _unlink(f)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+    if errors:
+        print("FAIL %s np=%d: %s" % (a.mode, np_, "; ".join(errors)))
+        print("---- command: %s (%.2f s)" % (" ".join(shlex.quote(c) for c in cmd),
+                                              t_exit - t_start))
+        print("---- stdout:\n" + stdout[-4000:])
+        print("---- stderr:\n" + stderr[-4000:])
+        return 1
+    return 0
+
+
+def _unlink(f):
+    try:
+        os.unlink(f)
+    except OSError:
+        pass
+
+
+def process_alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+        return state not in ("Z", "X")
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+
+
+if __name__ == "__main__":
+    sys.exit(main())

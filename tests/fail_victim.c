@@ -1,0 +1,127 @@
+/* fail_victim: the MPI side of the launcher / failure tests; run by
+ * fail_driver.py, which checks exit status, timing, messages, leftovers.
+ *
+ * usage: fail_victim MODE DIR|LINE
+ *   kill   all ranks exchange in a ring forever (100 B and 256 KiB messages,
+ *          the big ones in flight with Isend); at iteration 50 the victim
+ *          (highest rank) writes "pid time" to DIR/victim, prints its pid and
+ *          raises SIGKILL with a 4 MiB Isend still in flight.
+ *   abort  same, the victim calls MPI_Abort(MPI_COMM_WORLD, 3).
+ *   exit0  same, the victim calls exit(0) without MPI_Finalize.
+ *   fatal  under the default MPI_ERRORS_ARE_FATAL the victim calls MPI_Send
+ *          to rank size+1000; the others wait in MPI_Recv from it.
+ *   exit7  everybody finalizes; the highest rank then exits with status 7.
+ *   stdin  rank 0 reads one line from stdin and compares it with LINE.
+ * Every rank writes its pid to DIR/pid.RANK first (not in stdin mode), so
+ * the driver can check that no rank outlives the job.
+ */
+#define _GNU_SOURCE
+#include "common.h"
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+static int rank, size;
+
+static double realtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void write_file(const char *dir, const char *name, const char *fmt, ...)
+{
+    char path[4096], tmp[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    CHECK(f != NULL, "cannot write %s", tmp);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    CHECK(fclose(f) == 0, "write %s", tmp);
+    CHECK(rename(tmp, path) == 0, "rename %s", tmp);
+}
+
+int main(int argc, char **argv)
+{
+    CHECK(argc >= 3, "usage: fail_victim MODE DIR|LINE");
+    const char *mode = argv[1], *dir = argv[2];
+    tc_init(&argc, &argv, &rank, &size);
+    const int victim = size - 1;
+    char name[64];
+
+    if (!strcmp(mode, "stdin")) {
+        if (rank == 0) {
+            char line[4096];
+            CHECK(fgets(line, sizeof line, stdin) != NULL, "rank 0 read nothing from stdin");
+            line[strcspn(line, "\n")] = 0;
+            CHECK(strcmp(line, argv[2]) == 0, "rank 0 read '%s' from stdin, expected '%s'", line,
+                  argv[2]);
+        }
+        return tc_finish("fail_victim stdin");
+    }
+
+    snprintf(name, sizeof name, "pid.%d", rank);
+    write_file(dir, name, "%ld\n", (long)getpid());
+
+    if (!strcmp(mode, "exit7")) {
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_RC(MPI_Finalize());
+        return rank == victim ? 7 : 0;
+    }
+
+    if (!strcmp(mode, "fatal")) {
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD)); /* every pid file is written */
+        if (rank == victim) {
+            int x = 1;
+            write_file(dir, "victim", "%ld %.6f\n", (long)getpid(), realtime());
+            printf("victim: rank %d pid %ld calls MPI_Send to rank %d\n", rank, (long)getpid(),
+                   size + 1000);
+            fflush(stdout);
+            MPI_Send(&x, 1, MPI_INT, size + 1000, 0, MPI_COMM_WORLD);
+            fprintf(stderr, "FAIL [rank %d]: MPI_Send to an invalid rank returned under "
+                            "MPI_ERRORS_ARE_FATAL\n", rank);
+            return 1;
+        }
+        int x;
+        MPI_Recv(&x, 1, MPI_INT, victim, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        fprintf(stderr, "FAIL [rank %d]: MPI_Recv from the failed rank returned\n", rank);
+        return 1;
+    }
+
+    int action = !strcmp(mode, "kill") ? 1 : !strcmp(mode, "abort") ? 2 : !strcmp(mode, "exit0") ? 3 : 0;
+    CHECK(action != 0, "unknown mode '%s'", mode);
+    int to = (rank + 1) % size, from = (rank + size - 1) % size;
+    const size_t big = 262144, huge = 4 << 20;
+    unsigned char *sb = tc_malloc(huge), *rb = tc_malloc(huge);
+    memset(sb, rank, huge);
+    for (long it = 0;; it++) {
+        if (rank == victim && it == 50) {
+            MPI_Request r;
+            /* a big transfer in flight to the neighbour, then die */
+            CHECK_RC(MPI_Isend(sb, (int)huge, MPI_BYTE, to, 77, MPI_COMM_WORLD, &r));
+            write_file(dir, "victim", "%ld %.6f\n", (long)getpid(), realtime());
+            printf("victim: rank %d pid %ld %s at iteration %ld\n", rank, (long)getpid(),
+                   action == 1 ? "raises SIGKILL" : action == 2 ? "calls MPI_Abort(3)"
+                                                                : "calls exit(0)",
+                   it);
+            fflush(stdout);
+            if (action == 1)
+                raise(SIGKILL);
+            else if (action == 2)
+                MPI_Abort(MPI_COMM_WORLD, 3);
+            else
+                exit(0);
+            fprintf(stderr, "FAIL [rank %d]: still alive after the failure action\n", rank);
+            return 1;
+        }
+        size_t len = it % 2 ? big : 100;
+        MPI_Request r[2];
+        CHECK_RC(MPI_Irecv(rb, (int)huge, MPI_BYTE, from, 1, MPI_COMM_WORLD, &r[0]));
+        CHECK_RC(MPI_Isend(sb, (int)len, MPI_BYTE, to, 1, MPI_COMM_WORLD, &r[1]));
+        CHECK_RC(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+    }
+}

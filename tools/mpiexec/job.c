@@ -1,0 +1,208 @@
+/* job: the rank table's life and death.
+ *
+ * Reaping judges each exit:
+ *   killed by signal S                       -> failure, status 128+S
+ *   exit before cmd=finalize (after init)    -> failure, status c (1 if c == 0)
+ *   exit c after finalize, or never spoke PMI -> status c if it is the first non-zero
+ *   (plain programs that never talk PMI, e.g. `mpiexec -n 3 hostname`, may exit
+ *   0 freely; that is the only way to tell them from MPI programs.)
+ * A failure prints one line, SIGKILLs everything and exits. mpiexec is a
+ * child subreaper, so processes the ranks started and orphaned come back
+ * to it and are killed too; teardown is bounded to about a second. */
+#include "mpiexec.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern int sigfd;
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void job_set_exit(struct job *j, int code)
+{
+    if (j->exit_code == 0 && code != 0)
+        j->exit_code = code;
+}
+
+static int find_rank(struct job *j, pid_t pid)
+{
+    for (int r = 0; r < j->n; r++)
+        if (j->ranks[r].pid == pid && j->ranks[r].state == RS_RUNNING)
+            return r;
+    return -1;
+}
+
+/* Reap whatever has exited; returns -1 when mpiexec has no children left. */
+static int reap_quiet(struct job *j, void (*judge)(struct job *, int))
+{
+    for (;;) {
+        int st;
+        pid_t p = waitpid(-1, &st, WNOHANG);
+        if (p < 0 && errno == EINTR)
+            continue;
+        if (p < 0)
+            return -1;
+        if (p == 0)
+            return 0;
+        int r = find_rank(j, p);
+        if (r < 0)
+            continue;                     /* an adopted orphan */
+        j->ranks[r].state = RS_EXITED;
+        j->ranks[r].status = st;
+        j->nrunning--;
+        if (judge)
+            judge(j, r);
+    }
+}
+
+static void judge(struct job *j, int r)
+{
+    struct rank *rk = &j->ranks[r];
+    /* It may have sent abort/finalize just before exiting: serve that first. */
+    if (rk->pmi_fd >= 0)
+        pmi_server_drain(j, r);
+    int st = rk->status;
+    if (WIFSIGNALED(st)) {
+        int s = WTERMSIG(st);
+        job_fail_rank(j, r, 128 + s, "was killed by signal %d (%s)", s, strsignal(s));
+    }
+    int c = WEXITSTATUS(st);
+    if (rk->pmi_inited && !rk->finalized)
+        job_fail_rank(j, r, c ? c : 1, "exited with status %d without calling MPI_Finalize", c);
+    job_set_exit(j, c);
+    pmi_server_check_barrier(j);
+}
+
+void job_reap(struct job *j)
+{
+    if (!j->terminating)
+        reap_quiet(j, judge);
+}
+
+/* SIGKILL every process whose parent is mpiexec (ranks and adopted orphans). */
+static void kill_children(struct job *j)
+{
+    for (int r = 0; r < j->n; r++)
+        if (j->ranks[r].state == RS_RUNNING)
+            kill(j->ranks[r].pid, SIGKILL);
+    DIR *d = opendir("/proc");
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!isdigit((unsigned char)e->d_name[0]))
+            continue;
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n <= 0)
+            continue;
+        buf[n] = '\0';
+        char *p = strrchr(buf, ')');       /* comm may contain spaces and ')' */
+        char state;
+        long ppid;
+        if (p && sscanf(p + 1, " %c %ld", &state, &ppid) == 2 && ppid == (long)j->self)
+            kill((pid_t)atol(e->d_name), SIGKILL);
+    }
+    closedir(d);
+}
+
+static void wait_sig(int ms)
+{
+    if (ms <= 0)
+        return;
+    struct pollfd p = { .fd = sigfd, .events = POLLIN };
+    if (poll(&p, 1, ms) > 0)
+        while (signals_take())
+            ;                               /* SIGCHLD wakeups; INT/TERM: already going */
+}
+
+void job_terminate(struct job *j, int exit_code, int graceful)
+{
+    j->terminating = 1;
+    if (graceful) {
+        for (int r = 0; r < j->n; r++)
+            if (j->ranks[r].state == RS_RUNNING)
+                kill(j->ranks[r].pid, SIGTERM);
+        long deadline = now_ms() + 300;
+        for (;;) {
+            reap_quiet(j, NULL);
+            long left = deadline - now_ms();
+            if (j->nrunning == 0 || left <= 0)
+                break;
+            wait_sig((int)left);
+        }
+    }
+    long deadline = now_ms() + 1000;
+    for (;;) {
+        kill_children(j);
+        int none_left = reap_quiet(j, NULL) < 0;
+        long left = deadline - now_ms();
+        if (none_left || left <= 0)
+            break;
+        wait_sig(left < 10 ? (int)left : 10);
+    }
+    if (j->nrunning > 0)
+        fprintf(stderr, "mpiexec: warning: %d process(es) did not die after SIGKILL\n",
+                j->nrunning);
+    output_drain_all(j);
+    job_shm_cleanup(j->jobid);
+    fflush(stdout);
+    _exit(exit_code);
+}
+
+void job_fail_rank(struct job *j, int r, int code, const char *fmt, ...)
+{
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "mpiexec: rank %d (pid %ld) %s; terminating the job\n",
+            r, (long)j->ranks[r].pid, what);
+    job_set_exit(j, code);
+    job_terminate(j, j->exit_code, 0);
+}
+
+void job_shm_cleanup(const char *jobid)
+{
+    if (!jobid[0])
+        return;
+    char prefix[96];
+    int pl = snprintf(prefix, sizeof prefix, "ferry-%s-", jobid);
+    if (pl <= 0 || (size_t)pl >= sizeof prefix)
+        return;
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return;
+    uid_t me = getuid();
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, prefix, (size_t)pl) != 0)
+            continue;
+        struct stat sb;
+        if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && sb.st_uid == me)
+            unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
+}

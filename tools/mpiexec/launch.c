@@ -1,0 +1,218 @@
+/* launch: fork and exec one rank.
+ *
+ * The child gets: the child end of its PMI socketpair (PMI_FD), its binding,
+ * stdin (rank 0: mpiexec's; others: /dev/null), stdout/stderr (inherited, or
+ * pipes with --tag-output), default signal dispositions, PR_SET_PDEATHSIG so
+ * it dies with mpiexec, and the environment
+ *
+ *   PMI_FD PMI_RANK PMI_SIZE PMI_JOBID FERRY_LOCAL_RANK FERRY_LOCAL_SIZE
+ *   -genv K V ...          (later -genv of the same name wins)
+ *   mpiexec's environment  (minus PMI_* / PMIX_*: those belong to whatever
+ *                           launched mpiexec, not to our ranks)
+ *
+ * exec failure travels back on a close-on-exec pipe: the parent reads either
+ * EOF (exec worked) or the child's errno. */
+#include "mpiexec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define NRANKVARS 6
+static const char *const rank_vars[NRANKVARS] = {
+    "PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_JOBID", "FERRY_LOCAL_RANK", "FERRY_LOCAL_SIZE",
+};
+
+static char **base_env;          /* -genv + filtered environ, NULL-terminated */
+static size_t base_n;
+static int devnull = -1;
+static struct rlimit nofile_orig;
+static int have_nofile;
+
+/* Does "NAME=..." (or bare NAME) have the name `name`? */
+static int env_is(const char *entry, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(entry, name, n) == 0 && (entry[n] == '=' || entry[n] == '\0');
+}
+
+static int is_rank_var(const char *entry)
+{
+    for (int i = 0; i < NRANKVARS; i++)
+        if (env_is(entry, rank_vars[i]))
+            return 1;
+    return 0;
+}
+
+void launch_prepare(struct job *j)
+{
+    struct options *o = j->opt;
+    size_t nenv = 0;
+    while (environ[nenv])
+        nenv++;
+    base_env = calloc(nenv + (size_t)o->ngenv + 1, sizeof *base_env);
+    if (!base_env)
+        die("out of memory");
+
+    /* -genv: skip names we set per rank and names a later -genv overrides. */
+    for (int g = 0; g < o->ngenv; g++) {
+        const char *k = o->genv_key[g];
+        int later = 0;
+        for (int h = g + 1; h < o->ngenv; h++)
+            if (strcmp(o->genv_key[h], k) == 0)
+                later = 1;
+        if (later)
+            continue;
+        if (is_rank_var(k)) {
+            fprintf(stderr, "mpiexec: warning: -genv %s ignored: mpiexec sets it per rank\n", k);
+            continue;
+        }
+        size_t len = strlen(k) + 1 + strlen(o->genv_val[g]) + 1;
+        char *e = malloc(len);
+        if (!e)
+            die("out of memory");
+        snprintf(e, len, "%s=%s", k, o->genv_val[g]);
+        base_env[base_n++] = e;
+    }
+    for (size_t i = 0; i < nenv; i++) {
+        const char *e = environ[i];
+        if (strncmp(e, "PMI_", 4) == 0 || strncmp(e, "PMIX_", 5) == 0 || is_rank_var(e))
+            continue;
+        int overridden = 0;
+        for (int g = 0; g < o->ngenv && !overridden; g++)
+            overridden = env_is(e, o->genv_key[g]);
+        if (!overridden)
+            base_env[base_n++] = (char *)e;
+    }
+    base_env[base_n] = NULL;
+
+    devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (devnull < 0)
+        die("cannot open /dev/null: %s", strerror(errno));
+
+    /* Many ranks need many descriptors here; the ranks get the original limit. */
+    if (getrlimit(RLIMIT_NOFILE, &nofile_orig) == 0) {
+        have_nofile = 1;
+        struct rlimit raised = nofile_orig;
+        raised.rlim_cur = raised.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &raised);
+    }
+}
+
+static void __attribute__((noreturn)) child(struct job *j, int r, char **envp, int errw,
+                                            int outw[2])
+{
+    struct rank *rk = &j->ranks[r];
+    signals_child_reset();       /* defaults, then unblock */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != j->self)    /* mpiexec died before prctl took effect */
+        _exit(127);
+    if (r != 0 && dup2(devnull, STDIN_FILENO) < 0)
+        goto fail;
+    if (outw[0] >= 0 && (dup2(outw[0], STDOUT_FILENO) < 0 || dup2(outw[1], STDERR_FILENO) < 0))
+        goto fail;
+    int fl = fcntl(rk->child_fd, F_GETFD);
+    if (fl < 0 || fcntl(rk->child_fd, F_SETFD, fl & ~FD_CLOEXEC) < 0)
+        goto fail;
+    if (rk->bound)
+        sched_setaffinity(0, sizeof rk->cpus, &rk->cpus);   /* best effort */
+    if (have_nofile)
+        setrlimit(RLIMIT_NOFILE, &nofile_orig);
+    execvpe(j->opt->argv[0], j->opt->argv, envp);
+fail:;
+    int e = errno;
+    ssize_t w = write(errw, &e, sizeof e);
+    (void)w;
+    _exit(127);
+}
+
+void launch_rank(struct job *j, int r)
+{
+    struct rank *rk = &j->ranks[r];
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        fprintf(stderr, "mpiexec: cannot create the PMI socket for rank %d: %s\n",
+                r, strerror(errno));
+        job_terminate(j, 1, 0);
+    }
+    rk->pmi_fd = sv[0];
+    rk->child_fd = sv[1];
+    fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+
+    int pipes[2][2] = { { -1, -1 }, { -1, -1 } };
+    int outw[2] = { -1, -1 };
+    if (j->opt->tag_output) {
+        if (output_open(rk, pipes) != 0) {
+            fprintf(stderr, "mpiexec: cannot create output pipes for rank %d: %s\n",
+                    r, strerror(errno));
+            job_terminate(j, 1, 0);
+        }
+        outw[0] = pipes[0][1];
+        outw[1] = pipes[1][1];
+    }
+    int ep[2];
+    if (pipe2(ep, O_CLOEXEC) != 0) {
+        fprintf(stderr, "mpiexec: cannot create a pipe for rank %d: %s\n", r, strerror(errno));
+        job_terminate(j, 1, 0);
+    }
+
+    char vars[NRANKVARS][96];
+    snprintf(vars[0], sizeof vars[0], "PMI_FD=%d", sv[1]);
+    snprintf(vars[1], sizeof vars[1], "PMI_RANK=%d", r);
+    snprintf(vars[2], sizeof vars[2], "PMI_SIZE=%d", j->n);
+    snprintf(vars[3], sizeof vars[3], "PMI_JOBID=%s", j->jobid);
+    snprintf(vars[4], sizeof vars[4], "FERRY_LOCAL_RANK=%d", r);
+    snprintf(vars[5], sizeof vars[5], "FERRY_LOCAL_SIZE=%d", j->n);
+    char **envp = malloc((NRANKVARS + base_n + 1) * sizeof *envp);
+    if (!envp)
+        die("out of memory");
+    for (int i = 0; i < NRANKVARS; i++)
+        envp[i] = vars[i];
+    memcpy(envp + NRANKVARS, base_env, (base_n + 1) * sizeof *envp);
+
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, &old);
+    pid_t pid = fork();
+    if (pid == 0)
+        child(j, r, envp, ep[1], outw);
+    int fork_errno = errno;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    free(envp);
+    close(ep[1]);
+    close(sv[1]);
+    rk->child_fd = -1;
+    if (outw[0] >= 0) {
+        close(outw[0]);
+        close(outw[1]);
+    }
+    if (pid < 0) {
+        close(ep[0]);
+        fprintf(stderr, "mpiexec: cannot start rank %d: fork: %s\n", r, strerror(fork_errno));
+        job_terminate(j, 1, 0);
+    }
+    rk->pid = pid;
+    rk->state = RS_RUNNING;
+    j->nrunning++;
+
+    int e = 0;
+    ssize_t got;
+    do
+        got = read(ep[0], &e, sizeof e);
+    while (got < 0 && errno == EINTR);
+    close(ep[0]);
+    if (got == (ssize_t)sizeof e) {
+        fprintf(stderr, "mpiexec: cannot execute '%s': %s\n", j->opt->argv[0], strerror(e));
+        job_terminate(j, 127, 0);
+    }
+    if (j->opt->report_bindings)
+        fprintf(stderr, "mpiexec: rank %d (pid %ld) %s\n", r, (long)pid, rk->bind_desc);
+}

@@ -1,0 +1,166 @@
+/* mpiexec main: parse options, start the ranks, run the event loop (PMI
+ * requests, forwarded output, child exits, signals) until every rank has
+ * exited, then clean up and exit with the job's status. */
+#include "mpiexec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+struct job J;
+int sigfd = -1;
+
+void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "mpiexec: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+/* Descriptors 0-2 must be open, or a socketpair could land on them. */
+static void ensure_std_fds(void)
+{
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0) {
+            int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+            if (n >= 0 && n != fd) {
+                dup2(n, fd);
+                close(n);
+            }
+        }
+}
+
+static uint32_t random32(void)
+{
+    uint32_t x;
+    if (getrandom(&x, sizeof x, GRND_NONBLOCK) == (ssize_t)sizeof x)
+        return x;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t h = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid() << 32 ^
+                 (uint64_t)ts.tv_sec;
+    h ^= h >> 29;
+    return (uint32_t)(h * 0xbf58476d1ce4e5b9ULL >> 32);
+}
+
+enum { SRC_PMI, SRC_OUT, SRC_ERR };
+
+static void event_loop(struct job *j)
+{
+    size_t cap = 1 + 3 * (size_t)j->n;
+    struct pollfd *pfd = malloc(cap * sizeof *pfd);
+    int *who = malloc(cap * sizeof *who);          /* rank * 3 + source */
+    if (!pfd || !who)
+        job_terminate(j, 1, 0);
+
+    while (j->nrunning > 0) {
+        size_t k = 0;
+        pfd[k].fd = sigfd;
+        pfd[k].events = POLLIN;
+        who[k++] = -1;
+        for (int r = 0; r < j->n; r++) {
+            struct rank *rk = &j->ranks[r];
+            if (rk->pmi_fd >= 0) {
+                pfd[k].fd = rk->pmi_fd;
+                pfd[k].events = POLLIN;
+                who[k++] = r * 3 + SRC_PMI;
+            }
+            for (int s = 0; s < 2; s++)
+                if (rk->out[s].fd >= 0) {
+                    pfd[k].fd = rk->out[s].fd;
+                    pfd[k].events = POLLIN;
+                    who[k++] = r * 3 + SRC_OUT + s;
+                }
+        }
+        int n = poll(pfd, k, -1);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            fprintf(stderr, "mpiexec: poll: %s; terminating the job\n", strerror(errno));
+            job_terminate(j, 1, 0);
+        }
+        if (pfd[0].revents) {
+            /* Take every pending signal first: on Ctrl-C the ranks get SIGINT
+             * from the terminal too, and their deaths must not be reported
+             * as failures when mpiexec itself was interrupted. */
+            int s, child = 0, stop = 0;
+            while ((s = signals_take()) != 0) {
+                if (s == SIGCHLD)
+                    child = 1;
+                else if (!stop)
+                    stop = s;
+            }
+            if (stop) {
+                fprintf(stderr, "mpiexec: received signal %d (%s); terminating the job\n",
+                        stop, strsignal(stop));
+                job_terminate(j, 128 + stop, 1);
+            }
+            if (child)
+                job_reap(j);
+        }
+        for (size_t i = 1; i < k; i++) {
+            if (!pfd[i].revents)
+                continue;
+            int r = who[i] / 3, src = who[i] % 3;
+            /* The fd may have been closed (and its number reused) meanwhile. */
+            if (src == SRC_PMI) {
+                if (j->ranks[r].pmi_fd == pfd[i].fd)
+                    pmi_server_readable(j, r);
+            } else if (j->ranks[r].out[src - SRC_OUT].fd == pfd[i].fd) {
+                output_readable(j, r, src - SRC_OUT);
+            }
+        }
+    }
+    free(pfd);
+    free(who);
+}
+
+int main(int argc, char **argv)
+{
+    static struct options opt;
+    ensure_std_fds();
+    options_parse(&opt, argc, argv);
+
+    memset(&J, 0, sizeof J);
+    J.opt = &opt;
+    J.n = opt.nprocs;
+    J.self = getpid();
+    snprintf(J.jobid, sizeof J.jobid, "ferry_%ld_%08x", (long)J.self, random32());
+    J.ranks = calloc((size_t)J.n, sizeof *J.ranks);
+    if (!J.ranks)
+        die("out of memory");
+    for (int r = 0; r < J.n; r++) {
+        J.ranks[r].pmi_fd = J.ranks[r].child_fd = -1;
+        J.ranks[r].out[0].fd = J.ranks[r].out[1].fd = -1;
+        pmi_wire_rbuf_init(&J.ranks[r].rb);
+    }
+
+    /* Orphans of the ranks come back to us, so teardown can kill them. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    sigfd = signals_init();
+    bind_plan(&J);
+    launch_prepare(&J);
+    pmi_server_init(&J);
+    for (int r = 0; r < J.n; r++)
+        launch_rank(&J, r);
+
+    event_loop(&J);
+
+    output_drain_all(&J);
+    job_shm_cleanup(J.jobid);
+    fflush(stdout);
+    return J.exit_code;
+}
