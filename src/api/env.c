@@ -137,7 +137,7 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     if (rc)
         return rc;
     if (size < 0)
-        return ferry_error(NULL, MPI_ERR_SIZE, "MPI_Alloc_mem", "negative size %ld", (long)size);
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Alloc_mem", "negative size %ld", (long)size);
     void *p = NULL;
     if (posix_memalign(&p, 64, size ? (size_t)size : 1))
         return ferry_error(NULL, MPI_ERR_NO_MEM, "MPI_Alloc_mem", "cannot allocate %ld bytes", (long)size);

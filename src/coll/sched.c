@@ -55,6 +55,14 @@ void sched_use(struct ferry_sched *s, int sp)
 
 void sched_sub(struct ferry_sched *s, int sp, int n, const int *world_ranks)
 {
+    if (s->sub[sp])
+        ferry_comm_release(s->sub[sp]);
+    if (sp == SPACE_LOCAL && s->comm->local_comm) {
+        /* the intercommunicator's own intracommunicator over its local group */
+        s->sub[sp] = s->comm->local_comm;
+        s->sub[sp]->refs++;
+        return;
+    }
     struct ferry_group *g;
     if (sp == SPACE_LOCAL) {
         g = s->comm->group;
@@ -62,8 +70,6 @@ void sched_sub(struct ferry_sched *s, int sp, int n, const int *world_ranks)
     } else {
         g = ferry_group_new(n, world_ranks);
     }
-    if (s->sub[sp])
-        ferry_comm_release(s->sub[sp]);
     s->sub[sp] = ferry_comm_new(g, s->comm->ctx, MPI_ERRORS_RETURN);
 }
 
@@ -248,7 +254,7 @@ static void start_p2p(struct ferry_sched *s, struct sched_step *st)
     struct ferry_comm *c = s->sub[st->space];
     struct ferry_request *r = ferry_request_new(send ? FERRY_REQ_SEND : FERRY_REQ_RECV);
     ferry_request_setup(r, (void *)st->a, st->an, st->at, c, st->peer, s->tag | (st->space << TAG_SEQ_BITS),
-                        s->comm->ctx + 1, FERRY_MODE_STANDARD);
+                        c->ctx + 1, FERRY_MODE_STANDARD);
     st->req = r;
     if (send)
         ferry_proto_isend(r);

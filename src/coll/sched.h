@@ -21,7 +21,8 @@
  * an intercommunicator, the ranks of one node, the node leaders). A
  * sub-communicator is a private ferry_comm with the same context id whose
  * group is a subset; its messages are told apart from the parent's by the
- * space bits of the tag. */
+ * space bits of the tag. (An intercommunicator's local group uses the
+ * communicator's local_comm, which has a context of its own.) */
 #ifndef FERRY_COLL_SCHED_H
 #define FERRY_COLL_SCHED_H
 #include <mpi.h>

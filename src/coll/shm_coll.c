@@ -26,8 +26,9 @@
  * The operations are poll steps of an ordinary schedule, so they run as
  * nonblocking collectives too, and the segment is reached only through the
  * steps. Waiting ranks spin, then yield (sched.c); nothing sleeps on a flag.
- * With more ranks than CPUs the default rules leave these algorithms alone
- * (busy flags are costly there); FERRY_COLL_<NAME>=shm still forces them. */
+ * The default rules use them for communicators of 4 or more ranks after a
+ * few small collectives, and never with more ranks than CPUs (busy flags are
+ * costly there); FERRY_COLL_<NAME>=shm or the tuned table still select them. */
 #include "coll/coll_impl.h"
 #include "core/comm.h"
 #include "core/config.h"
@@ -248,7 +249,10 @@ int shm_usable(enum ferry_coll_kind kind, struct ferry_comm *c, const struct fer
         return 1;
     if ((m && m->failed) || !blocking || !all_local(c))
         return 0;
-    if (!forced && (ferry_rt.oversubscribed || ++entry(c)->uses < LAZY_USES))
+    /* by default: with 4 or more ranks (below that the point-to-point
+     * algorithms take as few steps), each with a CPU, and a communicator
+     * that keeps using small collectives */
+    if (!forced && (ferry_rt.oversubscribed || c->size < 4 || ++entry(c)->uses < LAZY_USES))
         return 0;
     return attach(c, entry(c)) == 0;
 }
