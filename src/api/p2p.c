@@ -51,6 +51,8 @@ static int blocking_send(const void *buf, int count, MPI_Datatype type, int dest
     int rc = check_p2p(comm, buf, count, type, dest, tag, 1, &c, &dt, fn);
     if (rc)
         return rc;
+    if (mode != FERRY_MODE_SYNC && dest != MPI_PROC_NULL && ferry_proto_send_now(c, buf, (size_t)count, dt, dest, tag))
+        return MPI_SUCCESS;
     return ferry_api_finish(ferry_api_start_send((void *)buf, count, dt, c, dest, tag, mode), MPI_STATUS_IGNORE, fn);
 }
 

@@ -71,8 +71,7 @@ void build_dissemination(struct ferry_sched *s);
 
 /* Builders for intercommunicators (inter.c) */
 extern const coll_build_fn coll_inter[FERRY_COLL_KINDS];
-/* Node-aware composition (hier.c): builds the node and leader spaces for s. */
-int hier_setup(struct ferry_sched *s);
+/* Node-aware composition (hier.c): is the node of every rank of c known? */
 int hier_available(struct ferry_comm *c);
 /* Ranks on this node in c, for the selection table. */
 int coll_ppn(struct ferry_comm *c);
@@ -93,10 +92,6 @@ static inline int pof2_floor(int n)
     while (p * 2 <= n)
         p *= 2;
     return p;
-}
-static inline void *at_bytes(const void *p, size_t off)
-{
-    return (char *)p + off;
 }
 /* Start of element-block i of (buf, count per block, dt). */
 static inline void *blk(const void *buf, size_t i, size_t count, const struct ferry_datatype *dt)

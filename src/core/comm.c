@@ -139,6 +139,7 @@ void ferry_comm_release(struct ferry_comm *c)
     ferry_attr_list_drop(&c->attrs);
     if (c->info)
         ferry_info_free(c->info);
+    ferry_coll_comm_free(c);   /* its shared-memory collective segment, if any */
     free(c);
 }
 

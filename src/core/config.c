@@ -55,7 +55,7 @@ static const struct config_var vars[] = {
     COLL_VAR("ALLTOALL", coll_alltoall, "pairwise|linear|bruck"),
     COLL_VAR("ALLTOALLV", coll_alltoallv, "pairwise|linear"),
     COLL_VAR("ALLTOALLW", coll_alltoallw, "pairwise|linear"),
-    COLL_VAR("REDUCE", coll_reduce, "binomial|redscat_gather|hier"),
+    COLL_VAR("REDUCE", coll_reduce, "binomial|redscat_gather|hier|shm"),
     COLL_VAR("ALLREDUCE", coll_allreduce, "recursive_doubling|redscat_allgather|ring|reduce_bcast|hier|shm"),
     COLL_VAR("REDUCE_SCATTER", coll_reduce_scatter, "reduce_scatterv|ring|pairwise"),
     COLL_VAR("REDUCE_SCATTER_BLOCK", coll_reduce_scatter_block, "reduce_scatterv|ring|pairwise"),

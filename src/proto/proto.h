@@ -21,6 +21,13 @@ void ferry_proto_init(void);
 void ferry_proto_finalize(void);
 /* Start a send; r has buf/count/dt/comm/peer/tag/ctx/mode set. */
 void ferry_proto_isend(struct ferry_request *r);
+/* The blocking-send fast path: a message small enough to go eagerly, to a
+ * peer with nothing queued, goes straight into the transport without a
+ * request. Returns 1 when sent, 0 when the caller must take the full path. */
+struct ferry_comm;
+struct ferry_datatype;
+int ferry_proto_send_now(struct ferry_comm *c, const void *buf, size_t count, struct ferry_datatype *dt, int dest,
+                         int tag);
 /* Start a receive: match an unexpected message or post it. */
 void ferry_proto_irecv(struct ferry_request *r);
 /* Receive r from the unexpected message u (Mrecv, or irecv found a match). */

@@ -203,6 +203,24 @@ void ferry_proto_isend(struct ferry_request *r)
     submit(peer, op_new(eager ? OUT_EAGER : OUT_RTS, r));
 }
 
+int ferry_proto_send_now(struct ferry_comm *c, const void *buf, size_t count, struct ferry_datatype *dt, int dest,
+                         int tag)
+{
+    int peer = ferry_comm_world_rank(c, dest);
+    size_t bytes = ferry_dt_bytes(dt, count);
+    if (queues[peer].head || bytes > ferry_proto_eager_max(peer))
+        return 0;
+    const struct ferry_transport *tr = ferry_rt.peers[peer].tr;
+    struct ferry_pkt *p = tr->reserve(peer, bytes);
+    if (!p)
+        return 0;
+    *p = (struct ferry_pkt){.type = FERRY_PKT_EAGER, .src = c->rank, .tag = tag, .ctx = c->ctx,
+                            .msg_bytes = bytes, .payload = (uint32_t)bytes};
+    ferry_dt_pack(dt, buf, 0, p + 1, bytes);
+    tr->commit(peer, p);
+    return 1;
+}
+
 void ferry_proto_send_ctrl(int peer, const struct ferry_pkt *hdr)
 {
     struct out_op *op = op_new(OUT_CTRL, NULL);
