@@ -40,7 +40,10 @@ void ferry_progress_wait(struct ferry_waiter *w)
     }
     w->idle++;
     if (!ferry_rt.oversubscribed) {
-        if (w->idle > ferry_cfg.spin)
+        /* A CPU of our own: keep polling. After FERRY_SPIN empty polls, yield
+         * once in a while in case something else wants this CPU; a yield
+         * costs a system call, so not on every poll. */
+        if (w->idle > ferry_cfg.spin && (w->idle & 255) == 0)
             sched_yield();
         return;
     }

@@ -3,8 +3,10 @@
  * Usable cores are the hwloc cores that intersect both the topology's
  * allowed cpuset (cgroups) and mpiexec's own affinity (taskset); a rank
  * bound to a core gets every allowed PU of that core. --bind-to core binds
- * rank i to usable core i mod ncores; the default is core when N <= ncores
- * and none otherwise. The plan is made here, in the parent; the child only
+ * rank i to usable core i mod ncores; --bind-to numa binds consecutive
+ * ranks to the allowed cores of one NUMA node (rank i to node i * nnodes / N,
+ * or i mod nnodes when there are more nodes than ranks); the default is core
+ * when N <= ncores and none otherwise. The plan is made here, in the parent; the child only
  * calls sched_setaffinity() with the precomputed mask. */
 #include "mpiexec.h"
 
@@ -31,7 +33,7 @@ void bind_plan(struct job *j)
 
     hwloc_topology_t topo;
     if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
-        if (mode == BIND_CORE)
+        if (mode == BIND_CORE || mode == BIND_NUMA)
             fprintf(stderr, "mpiexec: warning: cannot read the machine topology (hwloc); "
                     "running unbound\n");
         set_unbound(j, "no topology");
@@ -43,8 +45,12 @@ void bind_plan(struct job *j)
     if (hwloc_get_cpubind(topo, mine, HWLOC_CPUBIND_PROCESS) == 0 && !hwloc_bitmap_iszero(mine))
         hwloc_bitmap_and(usable, usable, mine);
 
-    hwloc_obj_type_t type = HWLOC_OBJ_CORE;
+    hwloc_obj_type_t type = mode == BIND_NUMA ? HWLOC_OBJ_NUMANODE : HWLOC_OBJ_CORE;
     int nobj = hwloc_get_nbobjs_by_type(topo, type);
+    if (nobj <= 0 && type == HWLOC_OBJ_NUMANODE) {   /* no NUMA information: cores */
+        type = HWLOC_OBJ_CORE;
+        nobj = hwloc_get_nbobjs_by_type(topo, type);
+    }
     if (nobj <= 0) {                     /* no core level: fall back to PUs */
         type = HWLOC_OBJ_PU;
         nobj = hwloc_get_nbobjs_by_type(topo, type);
@@ -65,7 +71,7 @@ void bind_plan(struct job *j)
     }
 
     if (ncores == 0) {
-        if (mode == BIND_CORE)
+        if (mode == BIND_CORE || mode == BIND_NUMA)
             fprintf(stderr, "mpiexec: warning: no usable core found; running unbound\n");
         set_unbound(j, "no usable core");
     } else if (mode == BIND_DEFAULT && j->n > ncores) {
@@ -75,7 +81,7 @@ void bind_plan(struct job *j)
     } else {
         for (int r = 0; r < j->n; r++) {
             struct rank *rk = &j->ranks[r];
-            int c = r % ncores;
+            int c = type == HWLOC_OBJ_NUMANODE && j->n >= ncores ? (int)((long)r * ncores / j->n) : r % ncores;
             CPU_ZERO(&rk->cpus);
             if (hwloc_cpuset_to_glibc_sched_affinity(topo, cores[c], &rk->cpus,
                                                      sizeof rk->cpus) != 0) {
@@ -85,7 +91,8 @@ void bind_plan(struct job *j)
             char list[96];
             hwloc_bitmap_list_snprintf(list, sizeof list, cores[c]);
             snprintf(rk->bind_desc, sizeof rk->bind_desc, "bound to %s %d (cpus %s)",
-                     type == HWLOC_OBJ_CORE ? "core" : "pu", c, list);
+                     type == HWLOC_OBJ_CORE ? "core" : type == HWLOC_OBJ_NUMANODE ? "numa node" : "pu", c,
+                     list);
             rk->bound = 1;
         }
     }

@@ -20,7 +20,7 @@
 
 #include "boot/pmi_wire.h"
 
-enum bind_mode { BIND_DEFAULT, BIND_CORE, BIND_NONE };
+enum bind_mode { BIND_DEFAULT, BIND_CORE, BIND_NUMA, BIND_NONE };
 
 struct options {
     int nprocs;

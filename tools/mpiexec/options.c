@@ -1,6 +1,6 @@
 /* options: mpiexec's command line.
  *
- *   mpiexec -n|-np N [-genv K V]... [--bind-to core|none] [--tag-output]
+ *   mpiexec -n|-np N [-genv K V]... [--bind-to core|numa|none] [--tag-output]
  *           [--report-bindings] [--help] [--help-env] prog args...
  *
  * Options may be spelled with one or two dashes; "--opt=value" works for the
@@ -24,7 +24,9 @@ void usage(FILE *f)
 "\n"
 "  -n N, -np N            number of processes (default 1)\n"
 "  -genv NAME VALUE       set NAME=VALUE in the environment of every process\n"
-"  --bind-to core|none    bind rank i to core i mod (allowed cores); the default\n"
+"  --bind-to core|numa|none\n"
+"                         core: bind rank i to core i mod (allowed cores); numa: bind\n"
+"                         consecutive ranks to the cores of one NUMA node; the default\n"
 "                         is core when N <= allowed cores, none otherwise\n"
 "  --report-bindings      print each rank's binding on stderr\n"
 "  --tag-output           prefix every line of output with [rank]\n"
@@ -142,10 +144,12 @@ void options_parse(struct options *o, int argc, char **argv)
             const char *v = opt_value(argc, argv, &i, name);
             if (strcmp(v, "core") == 0)
                 o->bind = BIND_CORE;
+            else if (strcmp(v, "numa") == 0)
+                o->bind = BIND_NUMA;
             else if (strcmp(v, "none") == 0)
                 o->bind = BIND_NONE;
             else
-                usage_error("--bind-to takes 'core' or 'none', not '%s'", v);
+                usage_error("--bind-to takes 'core', 'numa' or 'none', not '%s'", v);
         } else if (strcmp(name, "tag-output") == 0) {
             o->tag_output = 1;
         } else if (strcmp(name, "report-bindings") == 0) {
