@@ -12,6 +12,7 @@ struct ferry_config {
     long eager_max;          /* largest message sent eagerly (-1: derived) */
     long cma;                /* single copy with process_vm_readv: -1 auto, 0 off, 1 required */
     long cma_chunk;          /* bytes per process_vm_readv call */
+    long shm_fault_pull;     /* testing: pulls after the first N fail with -EPERM (-1: off) */
     long spin;               /* empty progress polls before a waiting rank yields the CPU */
     long verbose;            /* diagnostic output level */
     long shm_backend;        /* enum ferry_shm_backend */

@@ -200,6 +200,12 @@ void ferry_proto_isend(struct ferry_request *r)
     r->done_bytes = 0;
     ferry_status_set(&r->status, MPI_UNDEFINED, MPI_UNDEFINED, MPI_SUCCESS, 0, 0);
     int eager = r->mode != FERRY_MODE_SYNC && r->bytes <= ferry_proto_eager_max(peer);
+    if (eager && !queues[peer].head) {
+        /* common case: straight into the transport, no queue entry */
+        struct out_op op = {.kind = OUT_EAGER, .req = r};
+        if (op_step(peer, &op))
+            return;
+    }
     submit(peer, op_new(eager ? OUT_EAGER : OUT_RTS, r));
 }
 
