@@ -7,7 +7,9 @@
 #include <stdio.h>
 
 struct ferry_config {
-    long shm_ring;           /* bytes per sender->receiver ring */
+    long shm_ring;           /* bytes per sender->receiver ring; -1: from shm_budget */
+    long shm_budget;         /* bytes of rings per receiving rank when shm_ring is -1 */
+    long cma_max;            /* messages >= this use the pipelined copy, not single copy */
     long shm_max_packet;     /* largest packet, header included */
     long eager_max;          /* largest message sent eagerly (-1: derived) */
     long cma;                /* single copy with process_vm_readv: -1 auto, 0 off, 1 required */

@@ -63,7 +63,10 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
     r->status.MPI_SOURCE = src;
     r->status.MPI_TAG = tag;
     size_t n = FERRY_MIN(bytes, r->bytes);
-    if (addr && tr->pull && tr->can_pull(src_world) && ferry_dt_is_contig(r->dt, r->count)) {
+    /* single copy below FERRY_CMA_MAX; from there the two-copy pipeline
+     * through the rings streams faster (caches stay warm on both sides) */
+    if (addr && bytes < (size_t)ferry_cfg.cma_max && tr->pull && tr->can_pull(src_world) &&
+        ferry_dt_is_contig(r->dt, r->count)) {
         int rc = pull_rndv(r, src_world, addr, n);
         if (rc == 0) {
             send_ctrl(src_world, FERRY_PKT_FIN, sreq, 0);

@@ -134,6 +134,13 @@ static int shm_init(void)
     int nlocal = ferry_rt.local_size;
     shm.nlocal = (uint32_t)nlocal;
     shm.ring_bytes = (uint32_t)ferry_cfg.shm_ring;
+    if (ferry_cfg.shm_ring < 0) {
+        /* a fixed budget per receiver, split among its senders: memory per
+         * node grows linearly with the local ranks */
+        uint64_t r = (uint64_t)ferry_cfg.shm_budget / (uint64_t)nlocal;
+        r = r < (64u << 10) ? (64u << 10) : r > (1u << 20) ? (1u << 20) : r;
+        shm.ring_bytes = (uint32_t)(r & ~(uint64_t)63);
+    }
     /* a packet at most a quarter of the ring, so several pieces of a large
      * message are in flight at once */
     shm.max_packet = (uint32_t)FERRY_MIN((uint64_t)ferry_cfg.shm_max_packet, (uint64_t)shm.ring_bytes / 4);
@@ -294,6 +301,12 @@ static size_t shm_max_payload(int peer)
 static int shm_pull(int peer, void *local, uint64_t remote, size_t len)
 {
     char *dst = local;
+    if (FERRY_UNLIKELY(ferry_cfg.shm_fault_pull >= 0)) {
+        /* testing (FERRY_SHM_FAULT_PULL): Cross Memory Attach denied mid-run */
+        static long pulls;
+        if (++pulls > ferry_cfg.shm_fault_pull)
+            return -EPERM;
+    }
     while (len > 0) {
         struct iovec l = {dst, len};
         struct iovec r = {(void *)(uintptr_t)remote, len};
