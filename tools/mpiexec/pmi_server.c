@@ -177,16 +177,20 @@ void pmi_server_check_barrier(struct job *j)
 {
     if (j->barrier_count == 0 || j->terminating)
         return;
-    /* A rank that finalized, exited or hung up will never enter. */
+    /* A rank that finalized will never enter. */
     int waiting = -1, gone = -1;
     for (int r = 0; r < j->n; r++) {
         struct rank *rk = &j->ranks[r];
         if (rk->in_barrier) {
             if (waiting < 0)
                 waiting = r;
-        } else if (rk->finalized || rk->state == RS_EXITED || rk->pmi_fd < 0) {
+        } else if (rk->finalized) {
             if (gone < 0)
                 gone = r;
+        } else if (rk->state == RS_EXITED || rk->pmi_fd < 0) {
+            /* it hung up without finalizing: it is dying, and reaping it
+             * reports how (signal, exit status) against the right rank */
+            return;
         } else {
             return;                                /* someone may still come */
         }

@@ -27,7 +27,7 @@ static void shortage(size_t bytes, int err, const char *where)
 {
     ferry_fatal("MPI_Init: cannot reserve %zu KiB of shared memory (%s: %s). Give the job more shared memory "
                 "(docker run --shm-size=1g, AWS Batch linuxParameters.sharedMemorySize, Kubernetes emptyDir "
-                "{medium: Memory}, or a larger memory limit) or lower FERRY_SHM_RING",
+                "{medium: Memory}, or a larger memory limit) or lower FERRY_SHM_BUDGET",
                 bytes / 1024, where, strerror(err));
 }
 
