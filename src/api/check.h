@@ -50,6 +50,20 @@ static inline int check_type(struct ferry_comm *c, MPI_Datatype h, struct ferry_
     return MPI_SUCCESS;
 }
 
+/* Datatype queries (size, extent, envelope ...): any existing type, committed
+ * or not, after checking MPI is initialized. */
+static inline int check_type_query(MPI_Datatype h, struct ferry_datatype **dt, const char *fn)
+{
+    int rc = check_init(fn);
+    if (rc)
+        return rc;
+    *dt = ferry_datatype_get_any(h);
+    if (!*dt)
+        return ferry_error(NULL, MPI_ERR_TYPE, fn, h == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL"
+                                                                       : "invalid datatype handle 0x%x", (unsigned)h);
+    return MPI_SUCCESS;
+}
+
 static inline int check_buf(struct ferry_comm *c, const void *buf, int count, const struct ferry_datatype *dt,
                             const char *fn)
 {

@@ -5,24 +5,11 @@
 #include <string.h>
 
 /* Queries accept uncommitted derived types too. */
-static int check_dt(MPI_Datatype type, struct ferry_datatype **dt, const char *fn)
-{
-    int rc = check_init(fn);
-    if (rc)
-        return rc;
-    *dt = ferry_datatype_get_any(type);
-    if (!*dt)
-        return ferry_error(NULL, MPI_ERR_TYPE, fn, type == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL"
-                                                                          : "invalid datatype handle 0x%x",
-                           (unsigned)type);
-    return MPI_SUCCESS;
-}
-
 #pragma weak MPI_Type_size = PMPI_Type_size
 int PMPI_Type_size(MPI_Datatype type, int *size)
 {
     struct ferry_datatype *dt;
-    int rc = check_dt(type, &dt, "MPI_Type_size");
+    int rc = check_type_query(type, &dt, "MPI_Type_size");
     if (rc)
         return rc;
     *size = dt->size > 0x7fffffff ? MPI_UNDEFINED : (int)dt->size;
@@ -33,7 +20,7 @@ int PMPI_Type_size(MPI_Datatype type, int *size)
 int PMPI_Type_size_x(MPI_Datatype type, MPI_Count *size)
 {
     struct ferry_datatype *dt;
-    int rc = check_dt(type, &dt, "MPI_Type_size_x");
+    int rc = check_type_query(type, &dt, "MPI_Type_size_x");
     if (rc)
         return rc;
     *size = (MPI_Count)dt->size;
@@ -44,7 +31,7 @@ int PMPI_Type_size_x(MPI_Datatype type, MPI_Count *size)
 int PMPI_Type_get_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
 {
     struct ferry_datatype *dt;
-    int rc = check_dt(type, &dt, "MPI_Type_get_extent");
+    int rc = check_type_query(type, &dt, "MPI_Type_get_extent");
     if (rc)
         return rc;
     *lb = dt->lb;
@@ -56,7 +43,7 @@ int PMPI_Type_get_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
 int PMPI_Type_get_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
 {
     struct ferry_datatype *dt;
-    int rc = check_dt(type, &dt, "MPI_Type_get_extent_x");
+    int rc = check_type_query(type, &dt, "MPI_Type_get_extent_x");
     if (rc)
         return rc;
     *lb = dt->lb;
@@ -68,7 +55,7 @@ int PMPI_Type_get_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
 int PMPI_Type_get_true_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
 {
     struct ferry_datatype *dt;
-    int rc = check_dt(type, &dt, "MPI_Type_get_true_extent");
+    int rc = check_type_query(type, &dt, "MPI_Type_get_true_extent");
     if (rc)
         return rc;
     *lb = dt->true_lb;
@@ -80,7 +67,7 @@ int PMPI_Type_get_true_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
 int PMPI_Type_get_true_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
 {
     struct ferry_datatype *dt;
-    int rc = check_dt(type, &dt, "MPI_Type_get_true_extent_x");
+    int rc = check_type_query(type, &dt, "MPI_Type_get_true_extent_x");
     if (rc)
         return rc;
     *lb = dt->true_lb;
@@ -92,7 +79,7 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *ext
 int PMPI_Type_get_name(MPI_Datatype type, char *name, int *resultlen)
 {
     struct ferry_datatype *dt;
-    int rc = check_dt(type, &dt, "MPI_Type_get_name");
+    int rc = check_type_query(type, &dt, "MPI_Type_get_name");
     if (rc)
         return rc;
     if (!name || !resultlen)
@@ -106,7 +93,7 @@ int PMPI_Type_get_name(MPI_Datatype type, char *name, int *resultlen)
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype type, int *count)
 {
     struct ferry_datatype *dt;
-    int rc = check_dt(type, &dt, "MPI_Get_count");
+    int rc = check_type_query(type, &dt, "MPI_Get_count");
     if (rc)
         return rc;
     size_t bytes = ferry_status_bytes(status);
@@ -123,7 +110,7 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype type, int *count)
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype type, MPI_Count *count)
 {
     struct ferry_datatype *dt;
-    int rc = check_dt(type, &dt, "MPI_Get_elements_x");
+    int rc = check_type_query(type, &dt, "MPI_Get_elements_x");
     if (rc)
         return rc;
     *count = ferry_dt_elements(dt, ferry_status_bytes(status));

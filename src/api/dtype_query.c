@@ -4,26 +4,13 @@
 #include <stdio.h>
 #include <string.h>
 
-static int get_type(MPI_Datatype type, struct ferry_datatype **dt, const char *fn)
-{
-    int rc = check_init(fn);
-    if (rc)
-        return rc;
-    *dt = ferry_datatype_get_any(type);
-    if (!*dt)
-        return ferry_error(NULL, MPI_ERR_TYPE, fn, type == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL"
-                                                                          : "invalid datatype handle 0x%x",
-                           (unsigned)type);
-    return MPI_SUCCESS;
-}
-
 #pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
                            int *combiner)
 {
     static const char fn[] = "MPI_Type_get_envelope";
     struct ferry_datatype *dt;
-    int rc = get_type(datatype, &dt, fn);
+    int rc = check_type_query(datatype, &dt, fn);
     if (rc)
         return rc;
     if (!num_integers || !num_addresses || !num_datatypes || !combiner)
@@ -41,7 +28,7 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
 {
     static const char fn[] = "MPI_Type_get_contents";
     struct ferry_datatype *dt;
-    int rc = get_type(datatype, &dt, fn);
+    int rc = check_type_query(datatype, &dt, fn);
     if (rc)
         return rc;
     if (dt->combiner == MPI_COMBINER_NAMED)
@@ -69,7 +56,7 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
     static const char fn[] = "MPI_Type_set_name";
     struct ferry_datatype *dt;
-    int rc = get_type(datatype, &dt, fn);
+    int rc = check_type_query(datatype, &dt, fn);
     if (rc)
         return rc;
     if (!type_name)
@@ -84,7 +71,7 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 {
     struct ferry_datatype *dt;
-    int rc = get_type(datatype, &dt, "MPI_Type_extent");
+    int rc = check_type_query(datatype, &dt, "MPI_Type_extent");
     if (rc)
         return rc;
     *extent = dt->extent;
@@ -95,7 +82,7 @@ int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 {
     struct ferry_datatype *dt;
-    int rc = get_type(datatype, &dt, "MPI_Type_lb");
+    int rc = check_type_query(datatype, &dt, "MPI_Type_lb");
     if (rc)
         return rc;
     *displacement = dt->lb;
@@ -106,7 +93,7 @@ int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 {
     struct ferry_datatype *dt;
-    int rc = get_type(datatype, &dt, "MPI_Type_ub");
+    int rc = check_type_query(datatype, &dt, "MPI_Type_ub");
     if (rc)
         return rc;
     *displacement = dt->lb + dt->extent;
