@@ -181,6 +181,10 @@ static void counts_and_status(void)
             CHECK(rb[i] == from + i * 0.5, "rb[%d] = %g", i, rb[i]);
         CHECK_RC(MPI_Wait(&rq, &st));
     }
+    /* The wildcard receives above may legally match any message sent to this
+     * rank: nobody may start the next phase (whose messages would match them)
+     * until every rank has finished its wildcard receives. */
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
 }
 
 static void synchronous(void)
