@@ -64,11 +64,8 @@ static int start_one(MPI_Request h, const char *fn)
         ferry_proto_irecv(r);
     } else if (r->mode == FERRY_MODE_BUFFERED) {
         /* the data goes out of the attached buffer; the request itself is done */
-        r->complete = 0;
-        ferry_requests_active++;
         int rc = ferry_api_bsend(r->buf, (int)r->count, r->dt, r->comm, r->peer, r->tag, fn);
-        ferry_status_set(&r->status, MPI_UNDEFINED, MPI_UNDEFINED, MPI_SUCCESS, 0, 0);
-        ferry_request_complete(r);
+        ferry_request_done_now(r);
         return rc;
     } else {
         ferry_proto_isend(r);

@@ -149,9 +149,7 @@ static int start_mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *mes
     if (!m) {
         ferry_proto_irecv(r);   /* MPI_PROC_NULL: completes at once */
     } else {
-        ferry_requests_active++;
-        r->bytes = ferry_dt_bytes(dt, (size_t)count);
-        ferry_proto_recv_from_unexp(r, m->msg);
+        ferry_proto_mrecv(r, m->msg);
         m->msg = NULL;
         ferry_request_free(m);
     }

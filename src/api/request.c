@@ -329,17 +329,25 @@ int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
     return some_common(incount, reqs, outcount, indices, statuses, 0, "MPI_Testsome");
 }
 
+/* Request_free and Cancel act on one request the user still holds: its
+ * handle pointer must be valid and the handle not MPI_REQUEST_NULL. */
+static int lookup_held(MPI_Request *h, struct ferry_request **r, const char *fn)
+{
+    if (!h)
+        return ferry_error(NULL, MPI_ERR_REQUEST, fn, "request pointer is NULL");
+    int rc = lookup(*h, r, fn);
+    if (!rc && !*r)
+        rc = ferry_error(NULL, MPI_ERR_REQUEST, fn, "request is MPI_REQUEST_NULL");
+    return rc;
+}
+
 #pragma weak MPI_Request_free = PMPI_Request_free
 int PMPI_Request_free(MPI_Request *request)
 {
     struct ferry_request *r;
-    if (!request)
-        return ferry_error(NULL, MPI_ERR_REQUEST, "MPI_Request_free", "request pointer is NULL");
-    int rc = lookup(*request, &r, "MPI_Request_free");
+    int rc = lookup_held(request, &r, "MPI_Request_free");
     if (rc)
         return rc;
-    if (!r)
-        return ferry_error(NULL, MPI_ERR_REQUEST, "MPI_Request_free", "request is MPI_REQUEST_NULL");
     if (r->persistent && !r->active)
         r->complete = 1;
     ferry_request_free(r);
@@ -371,13 +379,9 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 int PMPI_Cancel(MPI_Request *request)
 {
     struct ferry_request *r;
-    if (!request)
-        return ferry_error(NULL, MPI_ERR_REQUEST, "MPI_Cancel", "request pointer is NULL");
-    int rc = lookup(*request, &r, "MPI_Cancel");
+    int rc = lookup_held(request, &r, "MPI_Cancel");
     if (rc)
         return rc;
-    if (!r)
-        return ferry_error(NULL, MPI_ERR_REQUEST, "MPI_Cancel", "request is MPI_REQUEST_NULL");
     /* A receive that has not matched is simply taken off the posted queue.
      * A send cannot be recalled once it left; MPI allows a cancel to fail,
      * and Test_cancelled then reports false. */

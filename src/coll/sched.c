@@ -359,8 +359,7 @@ void sched_start(struct ferry_sched *s, struct ferry_request **req)
     struct ferry_request *r = ferry_request_new(FERRY_REQ_COLL);
     ferry_request_setup(r, NULL, 0, sched_byte(), s->comm, MPI_ANY_SOURCE, MPI_ANY_TAG, s->comm->ctx + 1,
                         FERRY_MODE_STANDARD);
-    ferry_requests_active++;
-    r->complete = 0;
+    ferry_request_start(r);
     s->req = r;
     *req = r;
     int work = 0, was_busy = busy;

@@ -72,6 +72,11 @@ void ferry_request_setup(struct ferry_request *r, void *buf, size_t count, struc
                          struct ferry_comm *comm, int peer, int tag, uint32_t ctx, enum ferry_send_mode mode);
 /* Drop the request object (after Wait/Test completion or Request_free). */
 void ferry_request_free(struct ferry_request *r);
+/* The operation has started: counted as in flight until completed. */
+void ferry_request_start(struct ferry_request *r);
+/* An operation that is finished the moment it starts (buffered sends: the
+ * data already sits in the attached buffer). */
+void ferry_request_done_now(struct ferry_request *r);
 /* Called by the protocol layer when the operation finished. */
 void ferry_request_complete(struct ferry_request *r);
 /* Copy the request's status out to the user (st may be MPI_STATUS_IGNORE). */

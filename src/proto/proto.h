@@ -30,8 +30,8 @@ int ferry_proto_send_now(struct ferry_comm *c, const void *buf, size_t count, st
                          int tag);
 /* Start a receive: match an unexpected message or post it. */
 void ferry_proto_irecv(struct ferry_request *r);
-/* Receive r from the unexpected message u (Mrecv, or irecv found a match). */
-void ferry_proto_recv_from_unexp(struct ferry_request *r, struct ferry_unexp *u);
+/* Start receiving r from the message u that Mprobe took off the unexpected queue. */
+void ferry_proto_mrecv(struct ferry_request *r, struct ferry_unexp *u);
 /* Called by transports for every packet that arrives from world rank src. */
 void ferry_proto_receive(int src, const struct ferry_pkt *pkt);
 /* Push queued packets into transports; returns how many went out. */

@@ -85,7 +85,7 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
     send_ctrl(src_world, FERRY_PKT_CTS, sreq, (uint64_t)(uintptr_t)r);
 }
 
-void ferry_proto_recv_from_unexp(struct ferry_request *r, struct ferry_unexp *u)
+static void recv_from_unexp(struct ferry_request *r, struct ferry_unexp *u)
 {
     if (u->rndv) {
         start_rndv(r, u->world_src, u->src, u->tag, u->bytes, u->sreq, u->addr);
@@ -96,11 +96,21 @@ void ferry_proto_recv_from_unexp(struct ferry_request *r, struct ferry_unexp *u)
     ferry_unexp_free(u);
 }
 
+static void recv_begin(struct ferry_request *r)
+{
+    ferry_request_start(r);
+    r->bytes = ferry_dt_bytes(r->dt, r->count);
+}
+
+void ferry_proto_mrecv(struct ferry_request *r, struct ferry_unexp *u)
+{
+    recv_begin(r);
+    recv_from_unexp(r, u);
+}
+
 void ferry_proto_irecv(struct ferry_request *r)
 {
-    ferry_requests_active++;
-    r->complete = 0;
-    r->bytes = ferry_dt_bytes(r->dt, r->count);
+    recv_begin(r);
     if (r->peer == MPI_PROC_NULL) {
         ferry_status_set(&r->status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
         ferry_request_complete(r);
@@ -108,7 +118,7 @@ void ferry_proto_irecv(struct ferry_request *r)
     }
     struct ferry_unexp *u = ferry_unexp_find(r->ctx, r->peer, r->tag, 1);
     if (u)
-        ferry_proto_recv_from_unexp(r, u);
+        recv_from_unexp(r, u);
     else
         ferry_posted_add(r);
 }

@@ -186,9 +186,8 @@ static void submit(int peer, struct out_op *op)
 
 void ferry_proto_isend(struct ferry_request *r)
 {
-    ferry_requests_active++;
+    ferry_request_start(r);
     sends_inflight++;
-    r->complete = 0;
     if (r->peer == MPI_PROC_NULL) {
         ferry_status_set(&r->status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
         send_done(r);
