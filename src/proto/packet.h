@@ -3,10 +3,13 @@
  * A packet is a fixed 64-byte header followed by up to the transport's
  * max_payload bytes. The protocol layer writes the header and the payload
  * straight into the transport's send slot and reads them straight out of its
- * receive slot, so a packet is copied once on each side (copy-in/copy-out). */
+ * receive slot, so a packet is copied once on each side (copy-in/copy-out).
+ * Messages up to FERRY_PKT_INLINE_MAX bytes travel inside the header itself
+ * (inline slots): the receiver then reads one cache line per message. */
 #ifndef FERRY_PACKET_H
 #define FERRY_PACKET_H
 #include <assert.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum ferry_pkt_type {
@@ -22,19 +25,30 @@ struct ferry_pkt {
     uint8_t type;          /* enum ferry_pkt_type */
     uint8_t flags;
     uint16_t reserved;
+    uint32_t reserved2;
     int32_t src;           /* sender's rank in the communicator */
     int32_t tag;
     uint32_t ctx;          /* context id of the communicator (+1 for collectives) */
-    uint64_t msg_bytes;    /* EAGER/RTS: size of the whole message (packed stream) */
-    uint64_t offset;       /* DATA: position of the payload in the message */
-    uint64_t sreq;         /* sender's request cookie */
-    uint64_t rreq;         /* receiver's request cookie (CTS, DATA) */
-    uint64_t addr;         /* RTS: sender buffer address for single copy; 0: not contiguous */
     uint32_t payload;      /* payload bytes following this header */
-    uint32_t reserved2;
+    uint64_t msg_bytes;    /* EAGER/RTS: size of the whole message (packed stream) */
+    union {
+        struct {
+            uint64_t offset;   /* DATA: position of the payload in the message */
+            uint64_t sreq;     /* sender's request cookie */
+            uint64_t rreq;     /* receiver's request cookie (CTS, DATA) */
+            uint64_t addr;     /* RTS: sender buffer address for single copy; 0: not contiguous */
+        };
+        /* EAGER with FERRY_PKT_FLAG_INLINE: the whole message, in the header's
+         * own cache line (payload is 0), so the receiver reads one line */
+        uint8_t inline_data[32];
+    };
 };
 static_assert(sizeof(struct ferry_pkt) == 64, "packet header is one cache line");
+static_assert(offsetof(struct ferry_pkt, inline_data) == 32, "inline data fills the header's second half");
 
-#define FERRY_PKT_FLAG_SYNC 0x1   /* RTS from a synchronous send */
+#define FERRY_PKT_INLINE_MAX 32   /* largest message carried inside the header */
+
+#define FERRY_PKT_FLAG_SYNC 0x1     /* RTS from a synchronous send */
+#define FERRY_PKT_FLAG_INLINE 0x2   /* EAGER: the message is in inline_data */
 
 #endif

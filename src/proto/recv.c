@@ -125,7 +125,7 @@ void ferry_proto_irecv(struct ferry_request *r)
 
 static void on_eager(int src, const struct ferry_pkt *pkt)
 {
-    const void *payload = pkt + 1;
+    const void *payload = (pkt->flags & FERRY_PKT_FLAG_INLINE) ? (const void *)pkt->inline_data : (const void *)(pkt + 1);
     struct ferry_request *r = ferry_posted_take(pkt->ctx, pkt->src, pkt->tag);
     if (r) {
         ferry_dt_unpack(r->dt, r->buf, 0, payload, FERRY_MIN((size_t)pkt->msg_bytes, r->bytes));

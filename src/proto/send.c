@@ -32,8 +32,8 @@ struct out_queue {
 };
 
 static struct out_queue *queues;   /* per world rank */
-static long queued_ops;
-static long sends_inflight;         /* send requests started, not complete */            /* total ops in all queues, to skip the scan when idle */
+static long queued_ops;             /* total ops in all queues, to skip the scan when idle */
+static long sends_inflight;         /* send requests started, not complete */
 static struct out_op *op_pool;
 
 void ferry_proto_init(void)
@@ -75,7 +75,25 @@ static void fill_envelope(struct ferry_pkt *p, const struct ferry_request *r, en
     p->rreq = 0;
     p->addr = 0;
     p->payload = 0;
-    p->reserved2 = 0;
+}
+
+/* Eager messages up to FERRY_PKT_INLINE_MAX bytes ride inside the header's
+ * cache line: the receiver then reads a single line per message. */
+static inline size_t eager_payload_bytes(size_t bytes)
+{
+    return bytes <= FERRY_PKT_INLINE_MAX ? 0 : bytes;
+}
+
+/* Where an eager message's bytes go in packet p (whose envelope is filled). */
+static inline void *eager_payload(struct ferry_pkt *p, size_t bytes)
+{
+    if (bytes <= FERRY_PKT_INLINE_MAX) {
+        p->flags |= FERRY_PKT_FLAG_INLINE;
+        p->payload = 0;
+        return p->inline_data;
+    }
+    p->payload = (uint32_t)bytes;
+    return p + 1;
 }
 
 long ferry_proto_sends_inflight(void)
@@ -110,11 +128,10 @@ static int op_step(int peer, struct out_op *op)
         tr->commit(peer, p);
         return 1;
     case OUT_EAGER:
-        if (!(p = tr->reserve(peer, r->bytes)))
+        if (!(p = tr->reserve(peer, eager_payload_bytes(r->bytes))))
             return 0;
         fill_envelope(p, r, FERRY_PKT_EAGER);
-        p->payload = (uint32_t)r->bytes;
-        ferry_dt_pack(r->dt, r->buf, 0, p + 1, r->bytes);
+        ferry_dt_pack(r->dt, r->buf, 0, eager_payload(p, r->bytes), r->bytes);
         tr->commit(peer, p);
         send_done(r);
         return 1;
@@ -216,12 +233,16 @@ int ferry_proto_send_now(struct ferry_comm *c, const void *buf, size_t count, st
     if (queues[peer].head || bytes > ferry_proto_eager_max(peer))
         return 0;
     const struct ferry_transport *tr = ferry_rt.peers[peer].tr;
-    struct ferry_pkt *p = tr->reserve(peer, bytes);
+    struct ferry_pkt *p = tr->reserve(peer, eager_payload_bytes(bytes));
     if (!p)
         return 0;
-    *p = (struct ferry_pkt){.type = FERRY_PKT_EAGER, .src = c->rank, .tag = tag, .ctx = c->ctx,
-                            .msg_bytes = bytes, .payload = (uint32_t)bytes};
-    ferry_dt_pack(dt, buf, 0, p + 1, bytes);
+    p->type = FERRY_PKT_EAGER;
+    p->flags = 0;
+    p->src = c->rank;
+    p->tag = tag;
+    p->ctx = c->ctx;
+    p->msg_bytes = bytes;
+    ferry_dt_pack(dt, buf, 0, eager_payload(p, bytes), bytes);
     tr->commit(peer, p);
     return 1;
 }

@@ -211,6 +211,11 @@ static int shm_poll(void)
         while (in->tail < head) {
             uint64_t off = in->tail % shm.ring_bytes;
             const struct ferry_pkt *pkt = (const struct ferry_pkt *)(in->data + off);
+            /* more than a header arrived: fetch the next few lines while the
+             * header's line is on its way, so the transfers overlap (a small
+             * message's payload; they stop at head and at the ring's end) */
+            for (uint64_t l = 64; l < 256 && l < head - in->tail && off + l < shm.ring_bytes; l += 64)
+                __builtin_prefetch((const char *)pkt + l);
             if (pkt->type == SHM_PKT_SKIP) {
                 in->tail += shm.ring_bytes - off;
             } else {
