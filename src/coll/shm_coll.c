@@ -326,11 +326,9 @@ static long size_limit(enum ferry_coll_kind kind)
 {
     switch (kind) {
     case FERRY_COLL_BARRIER: return LONG_MAX;
-    case FERRY_COLL_BCAST: return ferry_cfg.coll_shm_bcast_max;
     case FERRY_COLL_REDUCE:
     case FERRY_COLL_ALLREDUCE: return ferry_cfg.coll_shm_reduce_max;
-    case FERRY_COLL_ALLTOALL: return ferry_cfg.coll_shm_alltoall_max;
-    default: return ferry_cfg.coll_shm_max;
+    default: return ferry_rt.oversubscribed ? ferry_cfg.coll_shm_oversub_max : ferry_cfg.coll_shm_max;
     }
 }
 
@@ -487,7 +485,15 @@ static int allreduce_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
     if (o->phase == 0) {
         if (!writable(m, s))
             return 0;
-        get_bytes(contrib(a), a->rcount, a->rdt, off, slot(m, me, s), len);
+        if (!o->big) {
+            get_bytes(contrib(a), a->rcount, a->rdt, off, slot(m, me, s), len);
+        } else {
+            /* the others need every block of this rank's input but its own */
+            size_t nu = len / e, b = (nu + n - 1) / n;
+            size_t lo = FERRY_MIN((size_t)me * b, nu), hi = FERRY_MIN(lo + b, nu);
+            get_bytes(contrib(a), a->rcount, a->rdt, off, slot(m, me, s), lo * e);
+            get_bytes(contrib(a), a->rcount, a->rdt, off + hi * e, slot(m, me, s) + hi * e, (nu - hi) * e);
+        }
         put(m, &line(m, me)->arrive, s);
         o->phase = 1;
         o->idx = 0;
@@ -507,8 +513,16 @@ static int allreduce_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
         }
         /* reduce block `me` of the chunk into this rank's result area */
         size_t b = (nu + n - 1) / n, lo = FERRY_MIN((size_t)me * b, nu), hi = FERRY_MIN(lo + b, nu);
-        if (hi > lo)
-            fold(o, s, lo * e, NULL, -1, slot(m, me, s) + o->cu, hi - lo);
+        if (hi > lo) {
+            const void *own;
+            if (ferry_dt_is_contig(a->rdt, a->rcount)) {
+                own = ferry_dt_contig_ptr(a->rdt, contrib(a)) + off + lo * e;
+            } else {
+                get_bytes(contrib(a), a->rcount, a->rdt, off + lo * e, m->scratch, (hi - lo) * e);
+                own = m->scratch;
+            }
+            fold(o, s, lo * e, own, me, slot(m, me, s) + o->cu, hi - lo);
+        }
         put(m, &line(m, me)->red, s);
         o->phase = 2;
         o->idx = 0;

@@ -82,14 +82,13 @@ static const struct config_var vars[] = {
     {"FERRY_COLL_SHM_SLOT", &ferry_cfg.coll_shm_slot, 128 * 1024, 4096, 1L << 30,
      "Bytes of each rank's slot (two per rank) in a communicator's collective segment; larger messages "
      "are pipelined through it in chunks. Halved per doubling of ranks above 8 (down to 16 KiB)."},
-    {"FERRY_COLL_SHM_MAX", &ferry_cfg.coll_shm_max, 1L << 20, 0, 1L << 40,
-     "Default rules: gather, scatter and allgather up to this many bytes per rank use shared memory."},
-    {"FERRY_COLL_SHM_BCAST_MAX", &ferry_cfg.coll_shm_bcast_max, 1L << 20, 0, 1L << 40,
-     "Default rules: bcast up to this many bytes uses shared memory."},
-    {"FERRY_COLL_SHM_REDUCE_MAX", &ferry_cfg.coll_shm_reduce_max, 1L << 20, 0, 1L << 40,
+    {"FERRY_COLL_SHM_MAX", &ferry_cfg.coll_shm_max, 16384, 0, 1L << 40,
+     "Default rules with a CPU per rank: bcast, gather, scatter, allgather and alltoall up to this many bytes "
+     "per rank use shared memory (above, single-copy point-to-point algorithms move the data in one copy)."},
+    {"FERRY_COLL_SHM_OVERSUB_MAX", &ferry_cfg.coll_shm_oversub_max, 1L << 40, 0, 1L << 40,
+     "Default rules when ranks outnumber CPUs: the same limit (fewer synchronization steps win there)."},
+    {"FERRY_COLL_SHM_REDUCE_MAX", &ferry_cfg.coll_shm_reduce_max, 1L << 40, 0, 1L << 40,
      "Default rules: reduce and allreduce up to this many bytes use shared memory."},
-    {"FERRY_COLL_SHM_ALLTOALL_MAX", &ferry_cfg.coll_shm_alltoall_max, 1L << 20, 0, 1L << 40,
-     "Default rules: alltoall up to this many bytes per rank uses shared memory."},
     {"FERRY_COLL_SHM_FLAT_MAX", &ferry_cfg.coll_shm_flat_max, 16384, 0, 1L << 40,
      "Shared-memory allreduce: vectors up to this many bytes are reduced whole by every rank (one step); "
      "larger ones by reduce-scatter + allgather (each rank reduces 1/n)."},

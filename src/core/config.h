@@ -29,8 +29,9 @@ struct ferry_config {
     long coll_fake_ppn;      /* testing: pretend nodes of this many consecutive ranks (0: real placement) */
     long coll_shm;           /* shared-memory collectives for ranks of one node */
     long coll_shm_slot;      /* bytes of one rank's slot in the collective segment */
-    long coll_shm_max;       /* default rules: largest bytes per rank for shm gather/scatter/allgather */
-    long coll_shm_bcast_max, coll_shm_reduce_max, coll_shm_alltoall_max;
+    long coll_shm_max;       /* default rules: largest bytes per rank for shm bcast/gather/scatter/all* */
+    long coll_shm_oversub_max;   /* the same when oversubscribed */
+    long coll_shm_reduce_max;    /* default rules: largest vector for shm reduce/allreduce */
     long coll_shm_flat_max;  /* shm allreduce: largest vector every rank reduces whole */
     long coll_shm_yields;    /* oversubscribed: yields before a shm collective waiter sleeps */
 };
