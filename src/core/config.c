@@ -92,7 +92,7 @@ static const struct config_var vars[] = {
     {"FERRY_COLL_SHM_FLAT_MAX", &ferry_cfg.coll_shm_flat_max, 16384, 0, 1L << 40,
      "Shared-memory allreduce: vectors up to this many bytes are reduced whole by every rank (one step); "
      "larger ones by reduce-scatter + allgather (each rank reduces 1/n)."},
-    {"FERRY_COLL_SHM_YIELDS", &ferry_cfg.coll_shm_yields, 16, 0, 1L << 30,
+    {"FERRY_COLL_SHM_YIELDS", &ferry_cfg.coll_shm_yields, 8, 0, 1L << 30,
      "Oversubscribed: a rank waiting in a shared-memory collective yields the CPU this many times, then "
      "sleeps on a futex until a peer publishes."},
 };
