@@ -357,8 +357,10 @@ static int usable(const struct coll_alg *alg, enum ferry_coll_kind kind, struct 
     return 1;
 }
 
-/* Built-in rules: small messages by latency-optimal trees, large ones by
- * bandwidth-optimal rings and scatter/allgather compositions. */
+/* Built-in rules (after the shared-memory algorithms, which communicators on
+ * one node use within FERRY_COLL_SHM_*_MAX): small messages by
+ * latency-optimal trees, large ones by bandwidth-optimal rings and
+ * scatter/allgather compositions. */
 static const char *builtin(int kind, size_t bytes, int n)
 {
     switch (kind) {
