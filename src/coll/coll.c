@@ -9,15 +9,20 @@
 int ferry_coll(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a,
                struct ferry_request **req)
 {
-    struct ferry_sched *s = sched_new(c);
+    struct ferry_sched *s;
     int rc;
     if (c->remote) {
+        s = sched_new(c);
         coll_build_fn fn = coll_inter[kind];
         rc = fn ? fn(s, a) : MPI_ERR_COMM;
     } else {
         const struct coll_alg *alg = coll_select(kind, c, a, req == NULL);
         if (FERRY_UNLIKELY(ferry_verbose >= 3))
             ferry_log(3, "%s on %d ranks: %s", ferry_coll_name(kind), c->size, alg->name);
+        /* blocking calls of the shared-memory algorithms skip the schedule */
+        if (!req && alg->direct)
+            return alg->direct(kind, c, a);
+        s = sched_new(c);
         rc = alg->build(s, a);
     }
     if (rc) {

@@ -23,6 +23,8 @@ struct coll_alg {
     const char *name;
     coll_build_fn build;
     unsigned needs;
+    /* optional: runs a blocking call directly, without a schedule */
+    int (*direct)(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a);
 };
 
 /* Algorithm tables, one per collective (select.c reads them). */
@@ -80,6 +82,8 @@ int coll_ppn(struct ferry_comm *c);
  * only after a few eligible calls and never when oversubscribed. */
 int shm_usable(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a, int blocking,
                int forced);
+/* Run a blocking call of a shared-memory algorithm (shm_usable said yes). */
+int shm_direct(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a);
 
 /* Small helpers */
 static inline int is_pof2(int n)
@@ -103,6 +107,7 @@ static inline void *blk(const void *buf, size_t i, size_t count, const struct fe
 #define DECL(name) int name(struct ferry_sched *s, const struct ferry_coll_args *a);
 DECL(barrier_dissemination) DECL(barrier_binomial) DECL(barrier_shm)
 DECL(bcast_shm) DECL(reduce_shm) DECL(allreduce_shm)
+DECL(gather_shm) DECL(scatter_shm) DECL(allgather_shm) DECL(alltoall_shm)
 DECL(bcast_binomial) DECL(bcast_scatter_allgather) DECL(bcast_chain) DECL(bcast_hier)
 DECL(gather_binomial) DECL(gather_linear) DECL(gatherv_linear)
 DECL(scatter_binomial) DECL(scatter_linear) DECL(scatterv_linear)

@@ -338,13 +338,13 @@ static int progress_hook(void)
         }
     }
     busy = 0;
-    if (!work && polls_waiting) {
+    if (!work && polls_waiting && ferry_rt.oversubscribed) {
         /* Waiting on shared-memory flags, which no doorbell announces: keep
          * the caller from sleeping on the transport, but let the peers that
-         * will set them run (spin, then yield). */
-        static unsigned idle;
-        if (++idle % 64 == 0 || ferry_rt.oversubscribed)
-            sched_yield();
+         * will set them run. (With a CPU per rank the caller's own spin-then-
+         * yield policy applies: a yield here would hand a busy machine's CPU
+         * to another process for a whole time slice.) */
+        sched_yield();
         return 1;
     }
     return work;

@@ -30,30 +30,40 @@
 static const struct coll_alg barrier_algs[] = {
     {"dissemination", barrier_dissemination, 0},
     {"binomial", barrier_binomial, 0},
-    {"shm", barrier_shm, ALG_SHM},
+    {"shm", barrier_shm, ALG_SHM, shm_direct},
 };
 static const struct coll_alg bcast_algs[] = {
     {"binomial", bcast_binomial, 0},
     {"scatter_allgather", bcast_scatter_allgather, 0},
     {"chain", bcast_chain, 0},
     {"hier", bcast_hier, ALG_HIER},
-    {"shm", bcast_shm, ALG_SHM},
+    {"shm", bcast_shm, ALG_SHM, shm_direct},
 };
-static const struct coll_alg gather_algs[] = {{"binomial", gather_binomial, 0}, {"linear", gather_linear, 0}};
+static const struct coll_alg gather_algs[] = {
+    {"binomial", gather_binomial, 0},
+    {"linear", gather_linear, 0},
+    {"shm", gather_shm, ALG_SHM, shm_direct},
+};
 static const struct coll_alg gatherv_algs[] = {{"linear", gatherv_linear, 0}};
-static const struct coll_alg scatter_algs[] = {{"binomial", scatter_binomial, 0}, {"linear", scatter_linear, 0}};
+static const struct coll_alg scatter_algs[] = {
+    {"binomial", scatter_binomial, 0},
+    {"linear", scatter_linear, 0},
+    {"shm", scatter_shm, ALG_SHM, shm_direct},
+};
 static const struct coll_alg scatterv_algs[] = {{"linear", scatterv_linear, 0}};
 static const struct coll_alg allgather_algs[] = {
     {"ring", allgather_ring, 0},
     {"recursive_doubling", allgather_rd, ALG_POF2},
     {"bruck", allgather_bruck, 0},
     {"linear", allgather_linear, 0},
+    {"shm", allgather_shm, ALG_SHM, shm_direct},
 };
 static const struct coll_alg allgatherv_algs[] = {{"ring", allgatherv_ring, 0}, {"linear", allgatherv_linear, 0}};
 static const struct coll_alg alltoall_algs[] = {
     {"pairwise", alltoall_pairwise, 0},
     {"linear", alltoall_linear, 0},
     {"bruck", alltoall_bruck, 0},
+    {"shm", alltoall_shm, ALG_SHM, shm_direct},
 };
 static const struct coll_alg alltoallv_algs[] = {{"pairwise", alltoallv_pairwise, 0}, {"linear", alltoallv_linear, 0}};
 static const struct coll_alg alltoallw_algs[] = {{"pairwise", alltoallw_pairwise, 0}, {"linear", alltoallw_linear, 0}};
@@ -61,7 +71,7 @@ static const struct coll_alg reduce_algs[] = {
     {"binomial", reduce_binomial, 0},
     {"redscat_gather", reduce_redscat_gather, ALG_COMMUTE},
     {"hier", reduce_hier, ALG_HIER | ALG_COMMUTE},
-    {"shm", reduce_shm, ALG_SHM},
+    {"shm", reduce_shm, ALG_SHM, shm_direct},
 };
 static const struct coll_alg allreduce_algs[] = {
     {"recursive_doubling", allreduce_rd, 0},
@@ -69,7 +79,7 @@ static const struct coll_alg allreduce_algs[] = {
     {"ring", allreduce_ring, ALG_COMMUTE},
     {"reduce_bcast", allreduce_reduce_bcast, 0},
     {"hier", allreduce_hier, ALG_HIER | ALG_COMMUTE},
-    {"shm", allreduce_shm, ALG_SHM},
+    {"shm", allreduce_shm, ALG_SHM, shm_direct},
 };
 static const struct coll_alg reduce_scatter_algs[] = {
     {"reduce_scatterv", reduce_scatter_reduce_scatterv, 0},
@@ -116,6 +126,7 @@ const char *ferry_coll_name(enum ferry_coll_kind kind)
 /* ---- forcing ---------------------------------------------------------------- */
 
 static int forced[FERRY_COLL_KINDS];   /* algorithm index + 1; 0: not forced */
+static int shm_alg[FERRY_COLL_KINDS];  /* index of the "shm" algorithm, -1 if none */
 static int ready;
 
 struct rule {
@@ -264,6 +275,8 @@ void coll_select_init(void)
     if (ready)
         return;
     ready = 1;
+    for (int k = 0; k < FERRY_COLL_KINDS; k++)
+        shm_alg[k] = find_alg(k, "shm");
     for (int k = 0; k < FERRY_COLL_KINDS; k++) {
         const char **v = cfg_field(k);
         if (!v || !*v)
@@ -344,8 +357,10 @@ static int usable(const struct coll_alg *alg, enum ferry_coll_kind kind, struct 
     return 1;
 }
 
-/* Built-in rules: small messages by latency-optimal trees, large ones by
- * bandwidth-optimal rings and scatter/allgather compositions. */
+/* Built-in rules (after the shared-memory algorithms, which communicators on
+ * one node use within FERRY_COLL_SHM_*_MAX): small messages by
+ * latency-optimal trees, large ones by bandwidth-optimal rings and
+ * scatter/allgather compositions. */
 static const char *builtin(int kind, size_t bytes, int n)
 {
     switch (kind) {
@@ -391,7 +406,8 @@ static int in_range(long v, long lo, long hi)
 const struct coll_alg *coll_select(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a,
                                    int blocking)
 {
-    coll_select_init();
+    if (FERRY_UNLIKELY(!ready))
+        coll_select_init();
     const struct coll_algs *t = &coll_algs[kind];
     if (forced[kind] && usable(&t->alg[forced[kind] - 1], kind, c, a, blocking))
         return &t->alg[forced[kind] - 1];
@@ -414,7 +430,7 @@ const struct coll_alg *coll_select(enum ferry_coll_kind kind, struct ferry_comm 
         }
     }
     /* small calls of a communicator on one node: the shared-memory algorithm */
-    int shm = find_alg(kind, "shm");
+    int shm = shm_alg[kind];
     if (shm >= 0 && shm_usable(kind, c, a, blocking, 0))
         return &t->alg[shm];
     const char *name = builtin(kind, bytes, c->size);

@@ -1,54 +1,74 @@
 /* Shared-memory collectives for communicators whose ranks all run on this
- * node: barrier, bcast, reduce and allreduce of small messages through a
- * segment the communicator's ranks map, with per-rank flags on their own
- * cache lines and increasing sequence numbers instead of messages.
+ * node: barrier, bcast, reduce, allreduce, gather, scatter, allgather and
+ * alltoall through a segment the communicator's ranks map, with per-rank
+ * flags on their own cache lines and increasing sequence numbers instead of
+ * messages.
  *
- * Segment (one per communicator, created at the first collective that wants
- * it, which must be a blocking one so that every rank creates it at the same
- * point; named /ferry-<jobid>-c<ctx>-<n>, mode 0600, unlinked as soon as
- * every rank mapped it):
+ * Segment (one per communicator, created at an early blocking collective
+ * that wants it, so that every rank creates it at the same point; named
+ * /ferry-<jobid>-c<ctx>-<n>, mode 0600, unlinked as soon as every rank
+ * mapped it):
  *
+ *     struct shm_ctl               futex word and sleeper count (oversubscribed)
  *     struct shm_line line[n]      rank r writes only line[r]:
  *                                    arrive  last op whose input r has posted
- *                                    rel     last op whose result r published
- *                                    done    last op r has finished
- *     char res[2][SHM_SLOT]        result / broadcast data, by op parity
- *     char slot[n][2][SHM_SLOT]    rank r's input, by op parity
+ *                                    red     last op whose reduced block r published
+ *                                    done    last op r has finished reading
+ *     char slot[n][2][slot]        rank r's data, by op parity
  *
- * Every shared-memory operation on a communicator gets the next sequence
- * number s (the same on every rank: ranks start collectives in the same
- * order); a rank runs its shared-memory operations in that order (op s
- * starts once its own done == s - 1). Buffers alternate by the parity of s,
- * so a buffer of op s is reused by op s + 2 only: whoever writes it first
- * waits until its readers are done with s (done >= s). Flag stores are
- * release stores after the data, flag loads acquire loads before it.
+ * Every shared-memory step on a communicator gets the next sequence number s
+ * (the same on every rank: ranks start collectives in the same order); a
+ * message too large for a slot is cut into chunks, one sequence number each,
+ * so large operations pipeline through the two parities. A rank runs its
+ * steps in order. Slot data of step s is rewritten at step s + 2 only, once
+ * every rank's done >= s. Flag stores are release stores after the data,
+ * flag loads acquire loads before it.
  *
- * The operations are poll steps of an ordinary schedule, so they run as
- * nonblocking collectives too, and the segment is reached only through the
- * steps. Waiting ranks spin, then yield (sched.c); nothing sleeps on a flag.
- * The default rules use them for communicators of 4 or more ranks after a
- * few small collectives, and never with more ranks than CPUs (busy flags are
- * costly there); FERRY_COLL_<NAME>=shm or the tuned table still select them. */
+ * The algorithms are flat: every rank posts its part, readers copy straight
+ * into the user's buffers (the reductions reduce from the slots straight into
+ * the user's result buffer, in rank order); allreduce of larger vectors is a
+ * reduce-scatter (each rank reduces one block of every chunk) plus an
+ * allgather. One synchronization step per chunk (two for the large
+ * allreduce) matters most when ranks share CPUs.
+ *
+ * Each operation is a resumable state machine (op_run). A blocking call runs
+ * it directly, without a schedule (ferry_coll calls shm_direct); a
+ * nonblocking call runs it as a poll step of a schedule, so it advances from
+ * the progress engine like every nonblocking collective. Waiting: with a CPU
+ * per rank spin (progressing point-to-point traffic now and then);
+ * oversubscribed, spin briefly, yield a few times, then sleep on the
+ * segment's futex until a rank publishes a flag (FERRY_COLL_SHM_YIELDS). */
 #include "coll/coll_impl.h"
 #include "core/comm.h"
 #include "core/config.h"
+#include "core/progress.h"
 #include "core/runtime.h"
 #include "core/util.h"
 #include <assert.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
-#define SHM_SLOT 8192   /* bytes of data one operation may carry */
-
 struct shm_line {
-    uint64_t arrive, rel, done;
+    uint64_t arrive, red, done;
     char pad[FERRY_CACHELINE - 3 * sizeof(uint64_t)];
 };
 static_assert(sizeof(struct shm_line) == FERRY_CACHELINE, "one flag line per rank");
+
+struct shm_ctl {
+    uint32_t bell;       /* bumped (and woken) when a flag changes while someone sleeps */
+    uint32_t sleepers;   /* ranks in (or about to enter) FUTEX_WAIT on bell */
+    char pad[FERRY_CACHELINE - 2 * sizeof(uint32_t)];
+};
+static_assert(sizeof(struct shm_ctl) == FERRY_CACHELINE, "one control line");
 
 /* Per-communicator state in this process. Communicators are told apart by
  * their context id (never reused); entries of freed communicators are swept
@@ -60,62 +80,84 @@ struct shm_comm {
     int n, rank;
     char *base;
     size_t len;
+    size_t slot;       /* bytes of one slot (a multiple of 64) */
     uint64_t seq;      /* last sequence number handed out */
+    uint64_t mydone;   /* last step this rank finished (its own done flag) */
+    uint64_t safe;     /* every rank's done was >= this when last looked at */
+    int may_sleep;     /* oversubscribed: waiters may sleep, publishers must wake */
+    char *scratch;     /* 2 * slot bytes of private memory */
     int uses;          /* eligible blocking collectives so far (lazy creation) */
     int failed;        /* creation failed: never retried */
     struct shm_comm *next;
 };
 static struct shm_comm *comms;
 
-#define LAZY_USES 8   /* default rules create a segment after this many eligible calls */
+#define LAZY_USES 3   /* default rules create a segment at this many eligible blocking calls */
 
+static struct shm_ctl *ctl(struct shm_comm *m)
+{
+    return (struct shm_ctl *)m->base;
+}
 static struct shm_line *line(struct shm_comm *m, int r)
 {
-    return (struct shm_line *)m->base + r;
-}
-static char *res(struct shm_comm *m, uint64_t s)
-{
-    return m->base + (size_t)m->n * sizeof(struct shm_line) + (s & 1) * SHM_SLOT;
+    return (struct shm_line *)(m->base + sizeof(struct shm_ctl)) + r;
 }
 static char *slot(struct shm_comm *m, int r, uint64_t s)
 {
-    return m->base + (size_t)m->n * sizeof(struct shm_line) + 2 * SHM_SLOT + ((size_t)r * 2 + (s & 1)) * SHM_SLOT;
+    return m->base + sizeof(struct shm_ctl) + (size_t)m->n * sizeof(struct shm_line) +
+           ((size_t)r * 2 + (s & 1)) * m->slot;
 }
 static uint64_t get(const uint64_t *f)
 {
     return __atomic_load_n(f, __ATOMIC_ACQUIRE);
 }
-static void put(uint64_t *f, uint64_t v)
+static long futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
+}
+/* Publish a flag; wake sleepers (oversubscribed only). */
+static void put(struct shm_comm *m, uint64_t *f, uint64_t v)
 {
     __atomic_store_n(f, v, __ATOMIC_RELEASE);
+    if (m->may_sleep) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);   /* store flag, then load sleepers (see shm_wait) */
+        if (__atomic_load_n(&ctl(m)->sleepers, __ATOMIC_RELAXED)) {
+            __atomic_fetch_add(&ctl(m)->bell, 1, __ATOMIC_SEQ_CST);
+            futex(&ctl(m)->bell, FUTEX_WAKE, INT_MAX, NULL);
+        }
+    }
 }
-/* every rank's done >= s */
+/* every rank's done >= s (cached) */
 static int all_done(struct shm_comm *m, uint64_t s)
 {
-    for (int i = 0; i < m->n; i++)
-        if (get(&line(m, i)->done) < s)
-            return 0;
-    return 1;
+    if (m->safe >= s)
+        return 1;
+    uint64_t lo = UINT64_MAX;
+    for (int i = 0; i < m->n; i++) {
+        uint64_t d = get(&line(m, i)->done);
+        lo = d < lo ? d : lo;
+    }
+    m->safe = lo;
+    return lo >= s;
 }
-static int all_arrived(struct shm_comm *m, uint64_t s)
+/* may slot data of step s be written (its readers of step s - 2 are done)? */
+static int writable(struct shm_comm *m, uint64_t s)
 {
-    for (int i = 0; i < m->n; i++)
-        if (get(&line(m, i)->arrive) < s)
-            return 0;
-    return 1;
+    return s < 3 || all_done(m, s - 2);
 }
 
 static void drop(struct shm_comm *m)
 {
     if (m->base)
         munmap(m->base, m->len);
+    free(m->scratch);
     free(m);
 }
 
 static struct shm_comm *find(struct ferry_comm *c)
 {
     for (struct shm_comm *m = comms; m; m = m->next)
-        if (m->ctx == c->ctx && m->comm == c)
+        if (m->comm == c && m->ctx == c->ctx)
             return m;
     return NULL;
 }
@@ -181,6 +223,18 @@ static int agree(struct ferry_comm *c, int ok)
     return ok;
 }
 
+/* Bytes of one slot for n ranks: FERRY_COLL_SHM_SLOT, less for many ranks
+ * (the segment holds 2 n slots). */
+static size_t slot_bytes(int n)
+{
+    size_t b = (size_t)ferry_cfg.coll_shm_slot;
+    while (n > 8 && b > 16384) {
+        b /= 2;
+        n /= 2;
+    }
+    return b & ~(size_t)(FERRY_CACHELINE - 1);
+}
+
 /* Collective over c: create and map the segment. 0 on success. */
 static int attach(struct ferry_comm *c, struct shm_comm *m)
 {
@@ -191,7 +245,8 @@ static int attach(struct ferry_comm *c, struct shm_comm *m)
         job[i++] = (*p == '/' || *p == ' ') ? '_' : *p;
     job[i] = 0;
     snprintf(name, sizeof name, "/ferry-%s-c%u-%u", job, (unsigned)c->ctx, (unsigned)c->coll_seq);
-    m->len = (size_t)c->size * sizeof(struct shm_line) + 2 * SHM_SLOT + (size_t)c->size * 2 * SHM_SLOT;
+    m->slot = slot_bytes(c->size);
+    m->len = sizeof(struct shm_ctl) + (size_t)c->size * sizeof(struct shm_line) + (size_t)c->size * 2 * m->slot;
     int fd = -1, ok = 1;
     if (c->rank == 0) {
         fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
@@ -219,232 +274,596 @@ static int attach(struct ferry_comm *c, struct shm_comm *m)
                   (unsigned)c->ctx);
         return -1;
     }
+    m->may_sleep = ferry_rt.oversubscribed;
+    m->scratch = ferry_xmalloc(2 * m->slot);
     return 0;
 }
 
-/* Bytes of the call's data as the shm algorithms carry it; 0 if it does not fit. */
-static size_t call_size(enum ferry_coll_kind kind, const struct ferry_coll_args *a)
+/* ---- which calls the algorithms serve ------------------------------------------- */
+
+/* The unit a reduction works on, if the shm algorithms can reduce it: packed
+ * units, so that slot chunks are unit arrays (no padded pair types). */
+static struct ferry_datatype *red_unit(const struct ferry_coll_args *a)
 {
-    if (kind == FERRY_COLL_BARRIER)
-        return 1;
-    if (kind == FERRY_COLL_BCAST) {
-        size_t b = ferry_dt_bytes(a->rdt, a->rcount);
-        return b <= SHM_SLOT ? b + 1 : 0;
-    }
     struct ferry_datatype *unit;
     size_t per;
-    if (ferry_op_unit(a->op, a->rdt, 0, &unit, &per) || !unit->predefined)
+    if (!a->op || !a->rdt || ferry_op_unit(a->op, a->rdt, 0, &unit, &per))
+        return NULL;
+    if (!ferry_dt_is_contig(unit, 1) || (size_t)unit->extent != unit->size || unit->size == 0 ||
+        unit->true_lb != 0)
+        return NULL;
+    if (a->op->kind == FERRY_OP_USER && !ferry_dt_is_contig(a->rdt, a->rcount))
+        return NULL;
+    return unit;
+}
+
+/* Bytes per rank the call moves (the key of FERRY_COLL_SHM_MAX), the same on
+ * every rank; -1 if the shm algorithm cannot serve it. */
+static long call_size(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a)
+{
+    int root_here = c->rank == a->root;
+    switch (kind) {
+    case FERRY_COLL_BARRIER:
         return 0;
-    size_t b = a->rcount * per * (size_t)unit->extent;
-    return b <= SHM_SLOT ? b + 1 : 0;
+    case FERRY_COLL_BCAST:
+        return (long)ferry_dt_bytes(a->rdt, a->rcount);
+    case FERRY_COLL_REDUCE:
+    case FERRY_COLL_ALLREDUCE:
+        return red_unit(a) ? (long)ferry_dt_bytes(a->rdt, a->rcount) : -1;
+    case FERRY_COLL_GATHER:
+        return root_here ? (long)ferry_dt_bytes(a->rdt, a->rcount) : (long)ferry_dt_bytes(a->sdt, a->scount);
+    case FERRY_COLL_SCATTER:
+        return root_here ? (long)ferry_dt_bytes(a->sdt, a->scount) : (long)ferry_dt_bytes(a->rdt, a->rcount);
+    case FERRY_COLL_ALLGATHER:
+    case FERRY_COLL_ALLTOALL:
+        return (long)ferry_dt_bytes(a->rdt, a->rcount);
+    default:
+        return -1;
+    }
+}
+
+static long size_limit(enum ferry_coll_kind kind)
+{
+    switch (kind) {
+    case FERRY_COLL_BARRIER: return LONG_MAX;
+    case FERRY_COLL_REDUCE:
+    case FERRY_COLL_ALLREDUCE: return ferry_cfg.coll_shm_reduce_max;
+    default: return ferry_rt.oversubscribed ? ferry_cfg.coll_shm_oversub_max : ferry_cfg.coll_shm_max;
+    }
 }
 
 int shm_usable(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a, int blocking,
                int forced)
 {
-    if (!ferry_cfg.coll_shm || c->remote || c->size < 2 || !call_size(kind, a))
+    if (!ferry_cfg.coll_shm || c->remote || c->size < 2)
+        return 0;
+    long bytes = call_size(kind, c, a);
+    if (bytes < 0 || (!forced && bytes > size_limit(kind)))
         return 0;
     struct shm_comm *m = find(c);
     if (m && m->base)
         return 1;
     if ((m && m->failed) || !blocking || !all_local(c))
         return 0;
-    /* by default: with 4 or more ranks (below that the point-to-point
-     * algorithms take as few steps), each with a CPU, and a communicator
-     * that keeps using small collectives */
-    if (!forced && (ferry_rt.oversubscribed || c->size < 4 || ++entry(c)->uses < LAZY_USES))
+    /* by default only for a communicator that keeps using collectives */
+    if (!forced && ++entry(c)->uses < LAZY_USES)
         return 0;
     return attach(c, entry(c)) == 0;
 }
 
-int shm_ready(struct ferry_comm *c)
-{
-    struct shm_comm *m = find(c);
-    return m && m->base;
-}
+/* ---- the operations ------------------------------------------------------------ */
 
-/* ---- the operations: poll steps ------------------------------------------------ */
-
-/* Everything a step needs; lives in the schedule's memory. */
+/* One collective call; lives on the stack (blocking) or in the schedule's
+ * memory (nonblocking). */
 struct shm_op {
     struct shm_comm *m;
-    const void *src;   /* this rank's input (user layout) */
-    void *dst;         /* result (user layout) */
-    size_t count;
-    struct ferry_datatype *dt, *unit;
-    size_t n;          /* units */
-    int root;
+    enum ferry_coll_kind kind;
+    struct ferry_coll_args a;
+    struct ferry_datatype *unit;   /* reductions */
+    uint64_t seq0;                 /* sequence number of chunk 0 */
+    size_t total;                  /* bytes per rank block (reductions: of the vector) */
+    size_t chunk;                  /* bytes per chunk (slot space per block) */
+    size_t cu;                     /* large allreduce: bytes of input per chunk (then result block) */
+    int nchunks, k;                /* chunks, current chunk */
+    int phase, idx;                /* position inside the current chunk */
+    int big;                       /* allreduce: reduce-scatter + allgather */
 };
 
-/* op s may start once this rank finished op s - 1 */
-static int my_turn(struct shm_op *o, uint64_t s)
+/* Bytes [off, off + len) of the packed stream of (buf, count, dt) to out. */
+static void get_bytes(const void *buf, size_t count, struct ferry_datatype *dt, size_t off, void *out, size_t len)
 {
-    return get(&line(o->m, o->m->rank)->done) >= s - 1;
+    if (!len)
+        return;
+    if (ferry_dt_is_contig(dt, count))
+        memcpy(out, ferry_dt_contig_ptr(dt, buf) + off, len);
+    else
+        ferry_dt_pack(dt, buf, off, out, len);
+}
+/* ... and back. */
+static void put_bytes(void *buf, size_t count, struct ferry_datatype *dt, size_t off, const void *in, size_t len)
+{
+    if (!len)
+        return;
+    if (ferry_dt_is_contig(dt, count))
+        memcpy((char *)ferry_dt_contig_ptr(dt, buf) + off, in, len);
+    else
+        ferry_dt_unpack(dt, buf, off, in, len);
 }
 
-static int finish(struct shm_op *o, uint64_t s)
+static int barrier_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
 {
-    put(&line(o->m, o->m->rank)->done, s);
-    return 1;
-}
-
-static int barrier_arrive(struct ferry_sched *sc, struct sched_step *st)
-{
-    struct shm_op *o = st->arg;
-    if (!my_turn(o, st->seq))
-        return 0;
-    put(&line(o->m, o->m->rank)->arrive, st->seq);
-    return 1;
-}
-
-static int barrier_leave(struct ferry_sched *sc, struct sched_step *st)
-{
-    struct shm_op *o = st->arg;
     struct shm_comm *m = o->m;
-    if (m->rank == 0) {
-        if (!all_arrived(m, st->seq))
-            return 0;
-        put(&line(m, 0)->rel, st->seq);
-    } else if (get(&line(m, 0)->rel) < st->seq) {
-        return 0;
+    if (o->phase == 0) {
+        put(m, &line(m, m->rank)->arrive, s);
+        o->phase = 1;
+        o->idx = 0;
     }
-    return finish(o, st->seq);
-}
-
-/* Input: into this rank's slot (as units), once rank 0 has finished with
- * that slot's previous use. */
-static int post_input(struct ferry_sched *sc, struct sched_step *st)
-{
-    struct shm_op *o = st->arg;
-    struct shm_comm *m = o->m;
-    uint64_t s = st->seq;
-    if (!my_turn(o, s) || (s >= 2 && get(&line(m, 0)->done) < s - 2))
-        return 0;
-    sched_copy_now(o->src, o->count, o->dt, slot(m, m->rank, s), o->n, o->unit);
-    put(&line(m, m->rank)->arrive, s);
+    for (; o->idx < m->n; o->idx++)
+        if (get(&line(m, o->idx)->arrive) < s)
+            return 0;
     return 1;
 }
 
-/* Rank 0 folds the inputs in rank order into res[s] and publishes it. */
-static int fold(struct ferry_sched *sc, struct sched_step *st)
+static int bcast_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
 {
-    struct shm_op *o = st->arg;
     struct shm_comm *m = o->m;
-    uint64_t s = st->seq;
-    if (!all_arrived(m, s))   /* implies everyone finished s - 1, so res[s] (last read at s - 2) is free */
+    const struct ferry_coll_args *a = &o->a;
+    if (m->rank == a->root) {
+        if (!writable(m, s))
+            return 0;
+        get_bytes(a->rbuf, a->rcount, a->rdt, off, slot(m, m->rank, s), len);
+        put(m, &line(m, m->rank)->arrive, s);
+        return 1;
+    }
+    if (get(&line(m, a->root)->arrive) < s)
         return 0;
-    char *r = res(m, s);
-    size_t bytes = o->n * (size_t)o->unit->extent;
-    memcpy(r, slot(m, m->n - 1, s), bytes);
-    for (int i = m->n - 2; i >= 0; i--)
-        ferry_op_apply(sc->op, slot(m, i, s), r, o->n, o->unit);
-    put(&line(m, 0)->rel, s);
+    put_bytes(a->rbuf, a->rcount, a->rdt, off, slot(m, a->root, s), len);
     return 1;
 }
 
-/* Copy res[s] out once published by `from`. */
-static int take_result(struct ferry_sched *sc, struct sched_step *st)
+/* This rank's contribution of a reduction. */
+static const void *contrib(const struct ferry_coll_args *a)
 {
-    struct shm_op *o = st->arg;
+    return a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+}
+
+/* d = x[0] op (x[1] op ... x[n-1]) over n units, where x[i] is slot i's chunk
+ * or, for rank `self` when own != NULL, own. */
+static void fold(struct shm_op *o, uint64_t s, size_t uoff, const void *own, int self, void *d, size_t nu)
+{
     struct shm_comm *m = o->m;
-    uint64_t s = st->seq;
-    if (get(&line(m, st->peer)->rel) < s)
-        return 0;
-    if (o->dst)
-        sched_copy_now(res(m, s), o->n, o->unit, o->dst, o->count, o->dt);
-    return finish(o, s);
+    size_t e = o->unit->size;
+    const void *x = m->n - 1 == self && own ? own : slot(m, m->n - 1, s) + uoff;
+    if (x != d)
+        memcpy(d, x, nu * e);
+    for (int i = m->n - 2; i >= 0; i--) {
+        x = i == self && own ? own : slot(m, i, s) + uoff;
+        ferry_op_apply(o->a.op, x, d, nu, o->unit);
+    }
 }
 
-static int done_step(struct ferry_sched *sc, struct sched_step *st)
+static int reduce_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
 {
-    return finish(st->arg, st->seq);
-}
-
-static int bcast_root(struct ferry_sched *sc, struct sched_step *st)
-{
-    struct shm_op *o = st->arg;
     struct shm_comm *m = o->m;
-    uint64_t s = st->seq;
-    if (!my_turn(o, s) || (s >= 2 && !all_done(m, s - 2)))
-        return 0;
-    size_t bytes = ferry_dt_bytes(o->dt, o->count);
-    if (bytes)
-        ferry_dt_pack(o->dt, o->src, 0, res(m, s), bytes);
-    put(&line(m, m->rank)->rel, s);
-    return finish(o, s);
+    const struct ferry_coll_args *a = &o->a;
+    int me = m->rank, root = a->root;
+    if (me != root) {
+        if (!writable(m, s))
+            return 0;
+        get_bytes(contrib(a), a->rcount, a->rdt, off, slot(m, me, s), len);
+        put(m, &line(m, me)->arrive, s);
+        return 1;
+    }
+    for (; o->idx < m->n; o->idx++)
+        if (o->idx != root && get(&line(m, o->idx)->arrive) < s)
+            return 0;
+    /* own input: in place it is the result buffer, which the fold overwrites
+     * first unless this is the last rank */
+    const void *own;
+    int in_place = a->sbuf == MPI_IN_PLACE, contig = ferry_dt_is_contig(a->rdt, a->rcount);
+    void *d = contig ? (char *)ferry_dt_contig_ptr(a->rdt, a->rbuf) + off : m->scratch;
+    if (!in_place && contig) {
+        own = ferry_dt_contig_ptr(a->rdt, a->sbuf) + off;
+    } else if (in_place && contig && root == m->n - 1) {
+        own = d;   /* the fold starts from it */
+    } else {
+        get_bytes(contrib(a), a->rcount, a->rdt, off, m->scratch + m->slot, len);
+        own = m->scratch + m->slot;
+    }
+    fold(o, s, 0, own, root, d, len / o->unit->size);
+    if (!contig)
+        put_bytes(a->rbuf, a->rcount, a->rdt, off, d, len);
+    return 1;
 }
 
-static int bcast_take(struct ferry_sched *sc, struct sched_step *st)
+static int allreduce_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
 {
-    struct shm_op *o = st->arg;
     struct shm_comm *m = o->m;
-    uint64_t s = st->seq;
-    if (!my_turn(o, s) || get(&line(m, o->root)->rel) < s)
-        return 0;
-    size_t bytes = ferry_dt_bytes(o->dt, o->count);
-    if (bytes)
-        ferry_dt_unpack(o->dt, o->dst, 0, res(m, s), bytes);
-    return finish(o, s);
+    const struct ferry_coll_args *a = &o->a;
+    int me = m->rank, n = m->n;
+    size_t e = o->unit->size;
+    if (o->phase == 0) {
+        if (!writable(m, s))
+            return 0;
+        if (!o->big) {
+            get_bytes(contrib(a), a->rcount, a->rdt, off, slot(m, me, s), len);
+        } else {
+            /* the others need every block of this rank's input but its own */
+            size_t nu = len / e, b = (nu + n - 1) / n;
+            size_t lo = FERRY_MIN((size_t)me * b, nu), hi = FERRY_MIN(lo + b, nu);
+            get_bytes(contrib(a), a->rcount, a->rdt, off, slot(m, me, s), lo * e);
+            get_bytes(contrib(a), a->rcount, a->rdt, off + hi * e, slot(m, me, s) + hi * e, (nu - hi) * e);
+        }
+        put(m, &line(m, me)->arrive, s);
+        o->phase = 1;
+        o->idx = 0;
+    }
+    if (o->phase == 1) {
+        for (; o->idx < n; o->idx++)
+            if (get(&line(m, o->idx)->arrive) < s)
+                return 0;
+        size_t nu = len / e;
+        if (!o->big) {
+            int contig = ferry_dt_is_contig(a->rdt, a->rcount);
+            void *d = contig ? (char *)ferry_dt_contig_ptr(a->rdt, a->rbuf) + off : m->scratch;
+            fold(o, s, 0, NULL, -1, d, nu);
+            if (!contig)
+                put_bytes(a->rbuf, a->rcount, a->rdt, off, d, len);
+            return 1;
+        }
+        /* reduce block `me` of the chunk into this rank's result area */
+        size_t b = (nu + n - 1) / n, lo = FERRY_MIN((size_t)me * b, nu), hi = FERRY_MIN(lo + b, nu);
+        if (hi > lo) {
+            const void *own;
+            if (ferry_dt_is_contig(a->rdt, a->rcount)) {
+                own = ferry_dt_contig_ptr(a->rdt, contrib(a)) + off + lo * e;
+            } else {
+                get_bytes(contrib(a), a->rcount, a->rdt, off + lo * e, m->scratch, (hi - lo) * e);
+                own = m->scratch;
+            }
+            fold(o, s, lo * e, own, me, slot(m, me, s) + o->cu, hi - lo);
+        }
+        put(m, &line(m, me)->red, s);
+        o->phase = 2;
+        o->idx = 0;
+    }
+    size_t nu = len / e, b = (nu + n - 1) / n;
+    for (; o->idx < n; o->idx++) {
+        int i = (me + o->idx) % n;
+        if (get(&line(m, i)->red) < s)
+            return 0;
+        size_t lo = FERRY_MIN((size_t)i * b, nu), hi = FERRY_MIN(lo + b, nu);
+        put_bytes(a->rbuf, a->rcount, a->rdt, off + lo * e, slot(m, i, s) + o->cu, (hi - lo) * e);
+    }
+    return 1;
 }
 
-static struct shm_op *op_new(struct ferry_sched *s, uint64_t *seq)
+/* Copy bytes [off, off + len) of one block from (sb, sc, st) to (db, dc, dt). */
+static void copy_block(struct shm_comm *m, const void *sb, size_t sc, struct ferry_datatype *st, void *db, size_t dc,
+                       struct ferry_datatype *dt, size_t off, size_t len)
 {
-    struct shm_comm *m = find(s->comm);
-    struct shm_op *o = sched_alloc(s, sizeof *o);
+    if (!len)
+        return;
+    if (ferry_dt_is_contig(st, sc)) {
+        put_bytes(db, dc, dt, off, ferry_dt_contig_ptr(st, sb) + off, len);
+    } else {
+        get_bytes(sb, sc, st, off, m->scratch, len);
+        put_bytes(db, dc, dt, off, m->scratch, len);
+    }
+}
+
+static int gather_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
+{
+    struct shm_comm *m = o->m;
+    const struct ferry_coll_args *a = &o->a;
+    int me = m->rank, root = a->root;
+    if (me != root) {
+        if (!writable(m, s))
+            return 0;
+        get_bytes(a->sbuf, a->scount, a->sdt, off, slot(m, me, s), len);
+        put(m, &line(m, me)->arrive, s);
+        return 1;
+    }
+    if (o->phase == 0) {
+        if (a->sbuf != MPI_IN_PLACE)
+            copy_block(m, a->sbuf, a->scount, a->sdt, blk(a->rbuf, (size_t)me, a->rcount, a->rdt), a->rcount,
+                       a->rdt, off, len);
+        o->phase = 1;
+        o->idx = 0;
+    }
+    for (; o->idx < m->n; o->idx++) {
+        int i = o->idx;
+        if (i == root)
+            continue;
+        if (get(&line(m, i)->arrive) < s)
+            return 0;
+        put_bytes(blk(a->rbuf, (size_t)i, a->rcount, a->rdt), a->rcount, a->rdt, off, slot(m, i, s), len);
+    }
+    return 1;
+}
+
+static int scatter_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
+{
+    struct shm_comm *m = o->m;
+    const struct ferry_coll_args *a = &o->a;
+    int me = m->rank, root = a->root;
+    if (me == root) {
+        if (!writable(m, s))
+            return 0;
+        for (int i = 0; i < m->n; i++)
+            if (i != root)
+                get_bytes(blk(a->sbuf, (size_t)i, a->scount, a->sdt), a->scount, a->sdt, off,
+                          slot(m, me, s) + (size_t)i * o->chunk, len);
+        put(m, &line(m, me)->arrive, s);
+        if (a->rbuf != MPI_IN_PLACE)
+            copy_block(m, blk(a->sbuf, (size_t)me, a->scount, a->sdt), a->scount, a->sdt, a->rbuf, a->rcount,
+                       a->rdt, off, len);
+        return 1;
+    }
+    if (get(&line(m, root)->arrive) < s)
+        return 0;
+    put_bytes(a->rbuf, a->rcount, a->rdt, off, slot(m, root, s) + (size_t)me * o->chunk, len);
+    return 1;
+}
+
+static int allgather_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
+{
+    struct shm_comm *m = o->m;
+    const struct ferry_coll_args *a = &o->a;
+    int me = m->rank, n = m->n;
+    if (o->phase == 0) {
+        if (!writable(m, s))
+            return 0;
+        char *mine = slot(m, me, s);
+        if (a->sbuf == MPI_IN_PLACE) {
+            get_bytes(blk(a->rbuf, (size_t)me, a->rcount, a->rdt), a->rcount, a->rdt, off, mine, len);
+            put(m, &line(m, me)->arrive, s);
+        } else {
+            get_bytes(a->sbuf, a->scount, a->sdt, off, mine, len);
+            put(m, &line(m, me)->arrive, s);
+            put_bytes(blk(a->rbuf, (size_t)me, a->rcount, a->rdt), a->rcount, a->rdt, off, mine, len);
+        }
+        o->phase = 1;
+        o->idx = 1;
+    }
+    for (; o->idx < n; o->idx++) {
+        int i = (me + o->idx) % n;
+        if (get(&line(m, i)->arrive) < s)
+            return 0;
+        put_bytes(blk(a->rbuf, (size_t)i, a->rcount, a->rdt), a->rcount, a->rdt, off, slot(m, i, s), len);
+    }
+    return 1;
+}
+
+static int alltoall_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
+{
+    struct shm_comm *m = o->m;
+    const struct ferry_coll_args *a = &o->a;
+    int me = m->rank, n = m->n;
+    if (o->phase == 0) {
+        if (!writable(m, s))
+            return 0;
+        int in_place = a->sbuf == MPI_IN_PLACE;
+        const void *sb = in_place ? a->rbuf : a->sbuf;
+        size_t sc = in_place ? a->rcount : a->scount;
+        struct ferry_datatype *st = in_place ? a->rdt : a->sdt;
+        char *mine = slot(m, me, s);
+        for (int j = 0; j < n; j++)
+            if (j != me)
+                get_bytes(blk(sb, (size_t)j, sc, st), sc, st, off, mine + (size_t)j * o->chunk, len);
+        put(m, &line(m, me)->arrive, s);
+        if (!in_place)
+            copy_block(m, blk(sb, (size_t)me, sc, st), sc, st, blk(a->rbuf, (size_t)me, a->rcount, a->rdt),
+                       a->rcount, a->rdt, off, len);
+        o->phase = 1;
+        o->idx = 1;
+    }
+    for (; o->idx < n; o->idx++) {
+        int i = (me + o->idx) % n;
+        if (get(&line(m, i)->arrive) < s)
+            return 0;
+        put_bytes(blk(a->rbuf, (size_t)i, a->rcount, a->rdt), a->rcount, a->rdt, off,
+                  slot(m, i, s) + (size_t)me * o->chunk, len);
+    }
+    return 1;
+}
+
+typedef int (*step_fn)(struct shm_op *o, uint64_t s, size_t off, size_t len);
+
+static step_fn step_of(enum ferry_coll_kind kind)
+{
+    switch (kind) {
+    case FERRY_COLL_BARRIER: return barrier_step;
+    case FERRY_COLL_BCAST: return bcast_step;
+    case FERRY_COLL_REDUCE: return reduce_step;
+    case FERRY_COLL_ALLREDUCE: return allreduce_step;
+    case FERRY_COLL_GATHER: return gather_step;
+    case FERRY_COLL_SCATTER: return scatter_step;
+    case FERRY_COLL_ALLGATHER: return allgather_step;
+    case FERRY_COLL_ALLTOALL: return alltoall_step;
+    default: return NULL;
+    }
+}
+
+/* Set up o for the call; takes its sequence numbers. */
+static void op_init(struct shm_op *o, struct shm_comm *m, enum ferry_coll_kind kind, const struct ferry_coll_args *a)
+{
     memset(o, 0, sizeof *o);
     o->m = m;
-    *seq = ++m->seq;
-    return o;
+    o->kind = kind;
+    o->a = *a;
+    int n = m->n, me = m->rank;
+    size_t sl = m->slot;
+    switch (kind) {
+    case FERRY_COLL_BARRIER:
+        o->chunk = 1;
+        break;
+    case FERRY_COLL_BCAST:
+        o->total = ferry_dt_bytes(a->rdt, a->rcount);
+        o->chunk = sl;
+        break;
+    case FERRY_COLL_REDUCE:
+    case FERRY_COLL_ALLREDUCE: {
+        o->unit = red_unit(a);
+        size_t e = o->unit->size;
+        o->total = ferry_dt_bytes(a->rdt, a->rcount);
+        o->chunk = sl / e * e;
+        if (kind == FERRY_COLL_ALLREDUCE && o->total > (size_t)ferry_cfg.coll_shm_flat_max) {
+            /* chunk + its result block (a 1/n share, rounded up) fit in a slot */
+            o->big = 1;
+            o->chunk = (sl / e - 1) * (size_t)n / (size_t)(n + 1) * e;
+            o->cu = o->chunk;
+        }
+        break;
+    }
+    case FERRY_COLL_GATHER:
+        o->total = me == a->root ? ferry_dt_bytes(a->rdt, a->rcount) : ferry_dt_bytes(a->sdt, a->scount);
+        o->chunk = sl;
+        break;
+    case FERRY_COLL_SCATTER:
+        o->total = me == a->root ? ferry_dt_bytes(a->sdt, a->scount) : ferry_dt_bytes(a->rdt, a->rcount);
+        o->chunk = sl / (size_t)n;
+        break;
+    case FERRY_COLL_ALLGATHER:
+        o->total = ferry_dt_bytes(a->rdt, a->rcount);
+        o->chunk = sl;
+        break;
+    case FERRY_COLL_ALLTOALL:
+        o->total = ferry_dt_bytes(a->rdt, a->rcount);
+        o->chunk = sl / (size_t)n;
+        break;
+    default:
+        break;
+    }
+    o->nchunks = o->total ? (int)((o->total + o->chunk - 1) / o->chunk) : 1;
+    o->seq0 = m->seq + 1;
+    m->seq += (uint64_t)o->nchunks;
+}
+
+/* Advance o; 1 when it finished. */
+static int op_run(struct shm_op *o)
+{
+    struct shm_comm *m = o->m;
+    if (o->k == 0 && o->phase == 0 && m->mydone + 1 < o->seq0)
+        return 0;   /* an earlier (nonblocking) operation on the communicator is still running */
+    step_fn fn = step_of(o->kind);
+    while (o->k < o->nchunks) {
+        uint64_t s = o->seq0 + (uint64_t)o->k;
+        size_t off = (size_t)o->k * o->chunk, len = o->total ? FERRY_MIN(o->chunk, o->total - off) : 0;
+        if (!fn(o, s, off, len))
+            return 0;
+        put(m, &line(m, m->rank)->done, s);
+        m->mydone = s;
+        o->k++;
+        o->phase = 0;
+        o->idx = 0;
+    }
+    return 1;
+}
+
+/* One empty turn of a blocking wait. */
+static void shm_wait(struct shm_op *o, unsigned *idle)
+{
+    struct shm_comm *m = o->m;
+    ++*idle;
+    if (!m->may_sleep) {
+        /* a CPU of our own: spin; keep point-to-point traffic and
+         * nonblocking operations moving now and then */
+        __builtin_ia32_pause();
+        if ((*idle & 63) == 0) {
+            ferry_progress();
+            if (*idle > (unsigned long)ferry_cfg.spin && (*idle & 1023) == 0)
+                sched_yield();
+        }
+        return;
+    }
+    if (*idle <= 16) {
+        __builtin_ia32_pause();
+        return;
+    }
+    ferry_progress();
+    if (*idle <= 16 + (unsigned)ferry_cfg.coll_shm_yields) {
+        sched_yield();
+        return;
+    }
+    /* sleep until a rank publishes a flag; the timeout is a safety net for
+     * point-to-point work that nobody rings this futex for */
+    struct shm_ctl *c = ctl(m);
+    uint32_t seen = __atomic_load_n(&c->bell, __ATOMIC_ACQUIRE);
+    __atomic_fetch_add(&c->sleepers, 1, __ATOMIC_SEQ_CST);   /* then load the flags (see put) */
+    if (!op_run(o)) {
+        struct timespec ts = {0, 1000 * 1000};
+        futex(&c->bell, FUTEX_WAIT, seen, &ts);
+    }
+    __atomic_fetch_sub(&c->sleepers, 1, __ATOMIC_SEQ_CST);
+}
+
+/* FERRY_COLL_<NAME>=shm and the default rules: run a blocking call now. */
+int shm_direct(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a)
+{
+    struct shm_op o;
+    op_init(&o, find(c), kind, a);
+    unsigned idle = 0;
+    while (!op_run(&o)) {
+        shm_wait(&o, &idle);
+        if (o.k == o.nchunks)
+            break;   /* finished inside shm_wait */
+    }
+    return MPI_SUCCESS;
+}
+
+/* ---- nonblocking: a poll step of a schedule -------------------------------------- */
+
+static int poll_op(struct ferry_sched *sc, struct sched_step *st)
+{
+    return op_run(st->arg);
+}
+
+static int build(struct ferry_sched *s, const struct ferry_coll_args *a, enum ferry_coll_kind kind)
+{
+    struct shm_op *o = sched_alloc(s, sizeof *o);
+    op_init(o, find(s->comm), kind, a);
+    if (a->op)
+        sched_set_op(s, a->op);
+    struct sched_step *st = sched_poll(s, poll_op, o, 0);
+    /* the step holds references on the datatypes while the operation runs */
+    struct ferry_datatype *t1 = a->rdt ? a->rdt : a->sdt, *t2 = a->rdt ? a->sdt : NULL;
+    if (t1)
+        ferry_dt_retain(st->at = t1);
+    if (t2)
+        ferry_dt_retain(st->bt = t2);
+    return MPI_SUCCESS;
 }
 
 int barrier_shm(struct ferry_sched *s, const struct ferry_coll_args *a)
 {
-    uint64_t seq;
-    struct shm_op *o = op_new(s, &seq);
-    sched_poll(s, barrier_arrive, o, seq);
-    sched_poll(s, barrier_leave, o, seq);
-    return MPI_SUCCESS;
+    return build(s, a, FERRY_COLL_BARRIER);
 }
-
 int bcast_shm(struct ferry_sched *s, const struct ferry_coll_args *a)
 {
-    uint64_t seq;
-    struct shm_op *o = op_new(s, &seq);
-    o->src = a->rbuf, o->dst = a->rbuf, o->count = a->rcount, o->dt = a->rdt, o->root = a->root;
-    ferry_dt_retain(o->dt);   /* released with the steps' types: keep one step referencing it */
-    struct sched_step *st = sched_poll(s, s->comm->rank == a->root ? bcast_root : bcast_take, o, seq);
-    st->at = o->dt;
-    return MPI_SUCCESS;
+    return build(s, a, FERRY_COLL_BCAST);
 }
-
-static int reduce_common(struct ferry_sched *s, const struct ferry_coll_args *a, int all)
-{
-    uint64_t seq;
-    struct red R;
-    red_init(s, a->op, a->rdt, a->rcount, &R);
-    struct shm_op *o = op_new(s, &seq);
-    o->src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
-    o->count = R.count, o->dt = R.dt, o->unit = R.unit, o->n = R.n;
-    int r = s->comm->rank, root = all ? r : a->root;
-    o->dst = r == root ? a->rbuf : NULL;
-    ferry_dt_retain(o->dt);
-    struct sched_step *st = sched_poll(s, post_input, o, seq);
-    st->at = o->dt;
-    if (r == 0)
-        sched_poll(s, fold, o, seq);
-    if (r == root)
-        sched_poll(s, take_result, o, seq)->peer = 0;
-    else
-        sched_poll(s, done_step, o, seq);
-    return MPI_SUCCESS;
-}
-
-int allreduce_shm(struct ferry_sched *s, const struct ferry_coll_args *a)
-{
-    return reduce_common(s, a, 1);
-}
-
 int reduce_shm(struct ferry_sched *s, const struct ferry_coll_args *a)
 {
-    return reduce_common(s, a, 0);
+    return build(s, a, FERRY_COLL_REDUCE);
+}
+int allreduce_shm(struct ferry_sched *s, const struct ferry_coll_args *a)
+{
+    return build(s, a, FERRY_COLL_ALLREDUCE);
+}
+int gather_shm(struct ferry_sched *s, const struct ferry_coll_args *a)
+{
+    return build(s, a, FERRY_COLL_GATHER);
+}
+int scatter_shm(struct ferry_sched *s, const struct ferry_coll_args *a)
+{
+    return build(s, a, FERRY_COLL_SCATTER);
+}
+int allgather_shm(struct ferry_sched *s, const struct ferry_coll_args *a)
+{
+    return build(s, a, FERRY_COLL_ALLGATHER);
+}
+int alltoall_shm(struct ferry_sched *s, const struct ferry_coll_args *a)
+{
+    return build(s, a, FERRY_COLL_ALLTOALL);
 }

@@ -56,13 +56,13 @@ static const struct config_var vars[] = {
      "or posix (shm_open in /dev/shm).", "memfd,posix"},
     COLL_VAR("BARRIER", coll_barrier, "dissemination|binomial|shm"),
     COLL_VAR("BCAST", coll_bcast, "binomial|scatter_allgather|chain|hier|shm"),
-    COLL_VAR("GATHER", coll_gather, "binomial|linear"),
+    COLL_VAR("GATHER", coll_gather, "binomial|linear|shm"),
     COLL_VAR("GATHERV", coll_gatherv, "linear"),
-    COLL_VAR("SCATTER", coll_scatter, "binomial|linear"),
+    COLL_VAR("SCATTER", coll_scatter, "binomial|linear|shm"),
     COLL_VAR("SCATTERV", coll_scatterv, "linear"),
-    COLL_VAR("ALLGATHER", coll_allgather, "ring|recursive_doubling|bruck|linear"),
+    COLL_VAR("ALLGATHER", coll_allgather, "ring|recursive_doubling|bruck|linear|shm"),
     COLL_VAR("ALLGATHERV", coll_allgatherv, "ring|linear"),
-    COLL_VAR("ALLTOALL", coll_alltoall, "pairwise|linear|bruck"),
+    COLL_VAR("ALLTOALL", coll_alltoall, "pairwise|linear|bruck|shm"),
     COLL_VAR("ALLTOALLV", coll_alltoallv, "pairwise|linear"),
     COLL_VAR("ALLTOALLW", coll_alltoallw, "pairwise|linear"),
     COLL_VAR("REDUCE", coll_reduce, "binomial|redscat_gather|hier|shm"),
@@ -79,6 +79,22 @@ static const struct config_var vars[] = {
      "Testing: node-aware collectives pretend nodes of this many consecutive ranks; 0: real placement."},
     {"FERRY_COLL_SHM", &ferry_cfg.coll_shm, 1, 0, 1,
      "Shared-memory collectives (per-rank flags in a per-communicator segment) for ranks of one node."},
+    {"FERRY_COLL_SHM_SLOT", &ferry_cfg.coll_shm_slot, 128 * 1024, 4096, 1L << 30,
+     "Bytes of each rank's slot (two per rank) in a communicator's collective segment; larger messages "
+     "are pipelined through it in chunks. Halved per doubling of ranks above 8 (down to 16 KiB)."},
+    {"FERRY_COLL_SHM_MAX", &ferry_cfg.coll_shm_max, 16384, 0, 1L << 40,
+     "Default rules with a CPU per rank: bcast, gather, scatter, allgather and alltoall up to this many bytes "
+     "per rank use shared memory (above, single-copy point-to-point algorithms move the data in one copy)."},
+    {"FERRY_COLL_SHM_OVERSUB_MAX", &ferry_cfg.coll_shm_oversub_max, 1L << 40, 0, 1L << 40,
+     "Default rules when ranks outnumber CPUs: the same limit (fewer synchronization steps win there)."},
+    {"FERRY_COLL_SHM_REDUCE_MAX", &ferry_cfg.coll_shm_reduce_max, 1L << 40, 0, 1L << 40,
+     "Default rules: reduce and allreduce up to this many bytes use shared memory."},
+    {"FERRY_COLL_SHM_FLAT_MAX", &ferry_cfg.coll_shm_flat_max, 16384, 0, 1L << 40,
+     "Shared-memory allreduce: vectors up to this many bytes are reduced whole by every rank (one step); "
+     "larger ones by reduce-scatter + allgather (each rank reduces 1/n)."},
+    {"FERRY_COLL_SHM_YIELDS", &ferry_cfg.coll_shm_yields, 8, 0, 1L << 30,
+     "Oversubscribed: a rank waiting in a shared-memory collective yields the CPU this many times, then "
+     "sleeps on a futex until a peer publishes."},
 };
 
 /* Index of s in the comma-separated list, -1 if absent. */

@@ -28,6 +28,12 @@ struct ferry_config {
     long coll_segment;       /* bytes per segment of pipelined collective algorithms */
     long coll_fake_ppn;      /* testing: pretend nodes of this many consecutive ranks (0: real placement) */
     long coll_shm;           /* shared-memory collectives for ranks of one node */
+    long coll_shm_slot;      /* bytes of one rank's slot in the collective segment */
+    long coll_shm_max;       /* default rules: largest bytes per rank for shm bcast/gather/scatter/all* */
+    long coll_shm_oversub_max;   /* the same when oversubscribed */
+    long coll_shm_reduce_max;    /* default rules: largest vector for shm reduce/allreduce */
+    long coll_shm_flat_max;  /* shm allreduce: largest vector every rank reduces whole */
+    long coll_shm_yields;    /* oversubscribed: yields before a shm collective waiter sleeps */
 };
 enum ferry_shm_backend { FERRY_SHM_BACKEND_MEMFD, FERRY_SHM_BACKEND_POSIX };
 extern struct ferry_config ferry_cfg;

@@ -92,8 +92,8 @@ enum ctype { CT_NONE, INTS(CT_ENUM, ) REALS(CT_ENUM, ) CPLXS(CT_ENUM, ) BOOLS(CT
 #define DEFINE(op, name, T, A)                                                                          \
     static void op##_##name(const void *in, void *inout, size_t n)                                       \
     {                                                                                                    \
-        const T *x = in;                                                                                 \
-        T *y = inout;                                                                                    \
+        const T *__restrict x = in;                                                                      \
+        T *__restrict y = inout;                                                                         \
         for (size_t i = 0; i < n; i++)                                                                   \
             y[i] = BODY_##op(T, A, x[i], y[i]);                                                          \
     }

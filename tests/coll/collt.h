@@ -30,13 +30,13 @@ static TC_UNUSED void ct_force(const char *coll, const char *alg)
  * src/coll/select.c: forcing an unknown name fails the test. */
 static const char *const ct_barrier[] = {"auto", "dissemination", "binomial", "shm", NULL};
 static const char *const ct_bcast[] = {"auto", "binomial", "scatter_allgather", "chain", "hier", "shm", NULL};
-static const char *const ct_gather[] = {"auto", "binomial", "linear", NULL};
+static const char *const ct_gather[] = {"auto", "binomial", "linear", "shm", NULL};
 static const char *const ct_gatherv[] = {"auto", "linear", NULL};
-static const char *const ct_scatter[] = {"auto", "binomial", "linear", NULL};
+static const char *const ct_scatter[] = {"auto", "binomial", "linear", "shm", NULL};
 static const char *const ct_scatterv[] = {"auto", "linear", NULL};
-static const char *const ct_allgather[] = {"auto", "ring", "recursive_doubling", "bruck", "linear", NULL};
+static const char *const ct_allgather[] = {"auto", "ring", "recursive_doubling", "bruck", "linear", "shm", NULL};
 static const char *const ct_allgatherv[] = {"auto", "ring", "linear", NULL};
-static const char *const ct_alltoall[] = {"auto", "pairwise", "linear", "bruck", NULL};
+static const char *const ct_alltoall[] = {"auto", "pairwise", "linear", "bruck", "shm", NULL};
 static const char *const ct_alltoallv[] = {"auto", "pairwise", "linear", NULL};
 static const char *const ct_alltoallw[] = {"auto", "pairwise", "linear", NULL};
 static const char *const ct_reduce[] = {"auto", "binomial", "redscat_gather", "hier", "shm", NULL};
