@@ -33,16 +33,23 @@ static const struct config_var vars[] = {
     {"FERRY_SHM_MAX_PACKET", &ferry_cfg.shm_max_packet, 32 * 1024, 256, 1L << 30,
      "Largest shared-memory packet in bytes, 64-byte header included (at most a quarter of the ring)."},
     {"FERRY_EAGER_MAX", &ferry_cfg.eager_max, -1, -1, 1L << 40,
-     "Largest message (bytes) sent eagerly in one packet; larger ones use rendezvous. -1: 16 KiB or the "
-     "largest packet payload, whichever is smaller."},
+     "Largest message (bytes) sent eagerly in one packet (never more than the packet's payload); larger ones "
+     "use rendezvous. -1: from the protocol cost model (FERRY_P2P_MODEL)."},
+    {.name = "FERRY_P2P_MODEL", .svalue = &ferry_cfg.p2p_model, .sdflt = "",
+     .help = "Point-to-point cost model written by `mpiexec -n 2 ferry-tune --p2p -o FILE` (one-way times of "
+             "eager, pipeline and cma per size); the ladder's thresholds are where the cheapest mechanism "
+             "changes. \"\": the built-in model, measured on the development machine."},
     {"FERRY_CMA", &ferry_cfg.cma, -1, -1, 1,
      "Single-copy rendezvous with process_vm_readv: -1 probe each peer, 0 never, 1 probe and warn if denied."},
     {"FERRY_SHM_FAULT_PULL", &ferry_cfg.shm_fault_pull, -1, -1, 1L << 40,
      "Testing only: -1 off; N >= 0: every single-copy pull after the first N fails with EPERM (simulates "
      "Cross Memory Attach denied mid-run; the copy path must take over)."},
-    {"FERRY_CMA_MAX", &ferry_cfg.cma_max, 1L << 20, 0, 1L << 50,
-     "Messages from this size up take the pipelined copy through the rings instead of single copy "
-     "(measured on a 2-core EPYC VM: the two-copy pipeline beats process_vm_readv from 1 MiB)."},
+    {"FERRY_CMA_MIN", &ferry_cfg.cma_min, -1, -1, 1L << 50,
+     "Rendezvous messages from this size up (and below FERRY_CMA_MAX) are pulled with single copy "
+     "(process_vm_readv) when the peer allows it. -1: from the cost model."},
+    {"FERRY_CMA_MAX", &ferry_cfg.cma_max, -1, -1, 1L << 50,
+     "Rendezvous messages from this size up take the pipelined copy through the rings instead of single "
+     "copy. -1: from the cost model (on the development VM the pipeline won at every size)."},
     {"FERRY_CMA_CHUNK", &ferry_cfg.cma_chunk, 512 * 1024, 4096, 1L << 40,
      "Bytes copied per process_vm_readv call (bounded so other traffic keeps moving)."},
     {"FERRY_SPIN", &ferry_cfg.spin, 2000, 0, 1L << 40,

@@ -9,7 +9,9 @@
 struct ferry_config {
     long shm_ring;           /* bytes per sender->receiver ring; -1: from shm_budget */
     long shm_budget;         /* bytes of rings per receiving rank when shm_ring is -1 */
-    long cma_max;            /* messages >= this use the pipelined copy, not single copy */
+    long cma_min;            /* rendezvous messages >= this may use single copy (-1: cost model) */
+    long cma_max;            /* rendezvous messages >= this use the pipelined copy (-1: cost model) */
+    const char *p2p_model;   /* point-to-point cost model file from ferry-tune --p2p ("": built in) */
     long shm_max_packet;     /* largest packet, header included */
     long eager_max;          /* largest message sent eagerly (-1: derived) */
     long cma;                /* single copy with process_vm_readv: -1 auto, 0 off, 1 required */

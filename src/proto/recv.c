@@ -2,6 +2,7 @@
  * posted receives or the unexpected queue, and the rendezvous receive (pull
  * with single copy, or CTS and reassembly of DATA packets). */
 #include "proto/proto.h"
+#include "proto/ladder.h"
 #include "core/comm.h"
 #include "core/config.h"
 #include "core/datatype.h"
@@ -63,9 +64,9 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
     r->status.MPI_SOURCE = src;
     r->status.MPI_TAG = tag;
     size_t n = FERRY_MIN(bytes, r->bytes);
-    /* single copy below FERRY_CMA_MAX; from there the two-copy pipeline
-     * through the rings streams faster (caches stay warm on both sides) */
-    if (addr && bytes < (size_t)ferry_cfg.cma_max && tr->pull && tr->can_pull(src_world) &&
+    /* single copy where the ladder's cost model says it beats the pipelined
+     * copy through the rings (ladder.h) */
+    if (addr && ferry_ladder_cma(bytes) && tr->pull && tr->can_pull(src_world) &&
         ferry_dt_is_contig(r->dt, r->count)) {
         int rc = pull_rndv(r, src_world, addr, n);
         if (rc == 0) {

@@ -7,6 +7,7 @@
  * empty; otherwise the operation is appended and ferry_proto_progress_sends()
  * moves it out as space frees up. */
 #include "proto/proto.h"
+#include "proto/ladder.h"
 #include "core/comm.h"
 #include "core/config.h"
 #include "core/datatype.h"
@@ -38,6 +39,7 @@ static struct out_op *op_pool;
 
 void ferry_proto_init(void)
 {
+    ferry_ladder_init();
     queues = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *queues);
 }
 
@@ -52,13 +54,10 @@ void ferry_proto_finalize(void)
     }
 }
 
-#define DEFAULT_EAGER_MAX 16384
-
 size_t ferry_proto_eager_max(int peer)
 {
     size_t mp = ferry_rt.peers[peer].tr->max_payload(peer);
-    size_t want = ferry_cfg.eager_max >= 0 ? (size_t)ferry_cfg.eager_max : DEFAULT_EAGER_MAX;
-    return want < mp ? want : mp;
+    return ferry_ladder.eager_max < mp ? ferry_ladder.eager_max : mp;
 }
 
 static void fill_envelope(struct ferry_pkt *p, const struct ferry_request *r, enum ferry_pkt_type type)

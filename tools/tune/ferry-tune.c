@@ -17,6 +17,9 @@
  * for several sizes of jobs. Rows name the ranks-per-node range "*": on more
  * than one node, run it with the job shape the table is for.
  *
+ * With --p2p it measures the point-to-point cost model instead
+ * (p2p_model.c): mpiexec -n 2 ferry-tune --p2p -o FILE, then FERRY_P2P_MODEL=FILE.
+ *
  * Sizes are what Ferry's selection keys on: the vector for reductions and
  * bcast, the per-rank block for gather/scatter/allgather/alltoall (the
  * reduce_scatter_block vector is N blocks). */
@@ -25,7 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <getopt.h>
 #include <unistd.h>
+#include "p2p_model.h"
 
 int MPIX_Ferry_coll_set(const char *collective, const char *algorithm);
 int MPIX_Ferry_coll_algorithm(const char *collective, int i, const char **name);
@@ -105,7 +110,8 @@ struct row {
 static void usage(void)
 {
     if (rank == 0)
-        fprintf(stderr, "usage: mpiexec -n N ferry-tune [-o FILE] [-a] [-m MAXBYTES] [-t SECONDS] [-c coll,coll,...] [-v]\n");
+        fprintf(stderr, "usage: mpiexec -n N ferry-tune [-o FILE] [-a] [-m MAXBYTES] [-t SECONDS] [-c coll,coll,...] [-v]\n"
+                        "       mpiexec -n 2 ferry-tune --p2p [-o FILE] [-m MAXBYTES] [-v]   (point-to-point cost model)\n");
 }
 
 int main(int argc, char **argv)
@@ -113,11 +119,13 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const char *out = "ferry-coll-table.txt", *only = NULL;
-    int append = 0, opt;
-    size_t maxbytes = 1 << 20;
-    while ((opt = getopt(argc, argv, "o:am:t:c:vh")) != -1) {
+    const char *out = NULL, *only = NULL;
+    int append = 0, opt, p2p = 0;
+    size_t maxbytes = 0;
+    static const struct option longopts[] = {{"p2p", no_argument, NULL, 'p'}, {NULL, 0, NULL, 0}};
+    while ((opt = getopt_long(argc, argv, "o:am:t:c:vhp", longopts, NULL)) != -1) {
         switch (opt) {
+        case 'p': p2p = 1; break;
         case 'o': out = optarg; break;
         case 'a': append = 1; break;
         case 'm': maxbytes = strtoull(optarg, NULL, 0); break;
@@ -127,6 +135,16 @@ int main(int argc, char **argv)
         default: usage(); MPI_Finalize(); return opt == 'h' ? 0 : 2;
         }
     }
+    if (p2p) {
+        int rc = ferry_tune_p2p(rank, size, out ? out : "ferry-p2p-model.txt", maxbytes ? maxbytes : 16u << 20,
+                                verbose);
+        MPI_Finalize();
+        return rc;
+    }
+    if (!out)
+        out = "ferry-coll-table.txt";
+    if (!maxbytes)
+        maxbytes = 1 << 20;
     const char *probe;
     if (MPIX_Ferry_coll_algorithm("allreduce", 0, &probe) != MPI_SUCCESS) {
         if (rank == 0)

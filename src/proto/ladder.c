@@ -1,0 +1,205 @@
+/* The protocol ladder's cost model and thresholds (see ladder.h). */
+#include "proto/ladder.h"
+#include "proto/packet.h"
+#include "core/config.h"
+#include "core/runtime.h"
+#include "core/util.h"
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_POINTS 40
+
+struct point {
+    double bytes, usec;
+};
+struct curve {
+    int n;
+    struct point p[MAX_POINTS];
+};
+
+static const char *const mech_names[FERRY_MECH_COUNT] = {"eager", "pipeline", "cma"};
+
+/* Built-in model: one-way ping-pong times (us) measured with ferry-tune --p2p
+ * on the development machine (2-core AMD EPYC VM, Linux 6.x, 1 MiB rings).
+ * There the pipelined copy through the rings beats process_vm_readv at every
+ * size while both buffers stay in cache (single copy tops out near 13 GB/s,
+ * the two overlapped copies near 30 GB/s); from the size where the buffers
+ * spill out of the caches the two meet. */
+static const struct curve builtin[FERRY_MECH_COUNT] = {
+    [FERRY_MECH_EAGER] = {6, {{0, 0.10}, {1024, 0.24}, {4096, 0.70}, {8192, 1.00}, {16384, 1.66}, {32704, 3.9}}},
+    [FERRY_MECH_PIPELINE] = {11, {{0, 0.9}, {16384, 2.3}, {32768, 3.2}, {65536, 4.7}, {131072, 7.1}, {262144, 10.7},
+                                  {524288, 19.2}, {1048576, 35.8}, {4194304, 159}, {8388608, 440}, {16777216, 1141}}},
+    [FERRY_MECH_CMA] = {10, {{0, 0.8}, {16384, 2.6}, {32768, 4.0}, {65536, 6.1}, {131072, 10.6}, {262144, 20.4},
+                             {524288, 39.6}, {1048576, 78}, {4194304, 315}, {16777216, 1164}}},
+};
+
+static struct curve model[FERRY_MECH_COUNT];
+static const char *model_source = "built in";
+struct ferry_ladder ferry_ladder;
+
+double ferry_ladder_cost(enum ferry_mech m, size_t n)
+{
+    const struct curve *c = &model[m];
+    double x = (double)n;
+    int i = 1;
+    while (i < c->n - 1 && x > c->p[i].bytes)
+        i++;
+    /* the segment [i-1, i]; below the first or above the last point the
+     * nearest segment's per-message and per-byte costs carry on */
+    const struct point *a = &c->p[i - 1], *b = &c->p[i];
+    double slope = (b->usec - a->usec) / (b->bytes - a->bytes);
+    return a->usec + (x - a->bytes) * slope;
+}
+
+static int mech_index(const char *s)
+{
+    for (int m = 0; m < FERRY_MECH_COUNT; m++)
+        if (!strcmp(s, mech_names[m]))
+            return m;
+    return -1;
+}
+
+/* Lines "MECHANISM BYTES MICROSECONDS", ascending sizes per mechanism, '#'
+ * comments. Every mechanism needs two points at least; otherwise the file is
+ * ignored as a whole (with a warning) and the built-in model stays. */
+static int load_model(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        ferry_log(0, "FERRY_P2P_MODEL: cannot open %s (%s); using the built-in model", path, strerror(errno));
+        return -1;
+    }
+    struct curve c[FERRY_MECH_COUNT];
+    memset(c, 0, sizeof c);
+    char line[256], name[32];
+    int lineno = 0, bad = 0;
+    while (!bad && fgets(line, sizeof line, f)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = 0;
+        double bytes, usec;
+        int got = sscanf(line, "%31s %lf %lf", name, &bytes, &usec);
+        if (got <= 0)
+            continue;
+        int m = got == 3 ? mech_index(name) : -1;
+        struct curve *cv = m >= 0 ? &c[m] : NULL;
+        if (!cv || bytes < 0 || usec <= 0 || cv->n == MAX_POINTS || (cv->n && bytes <= cv->p[cv->n - 1].bytes)) {
+            ferry_log(0, "FERRY_P2P_MODEL: %s:%d: expected \"eager|pipeline|cma BYTES USEC\" with ascending "
+                         "sizes; using the built-in model", path, lineno);
+            bad = 1;
+            break;
+        }
+        cv->p[cv->n++] = (struct point){bytes, usec};
+    }
+    fclose(f);
+    for (int m = 0; !bad && m < FERRY_MECH_COUNT; m++) {
+        if (c[m].n < 2) {
+            ferry_log(0, "FERRY_P2P_MODEL: %s has fewer than two points for %s; using the built-in model", path,
+                      mech_names[m]);
+            bad = 1;
+        }
+    }
+    if (bad)
+        return -1;
+    memcpy(model, c, sizeof model);
+    model_source = path;
+    return 0;
+}
+
+/* Walk sizes 64 B .. 1 GiB in steps of 2^(1/8) and keep the cheapest
+ * mechanism at each: eager while it is cheapest from the start and measured
+ * (not extrapolated), then single copy over the sizes where it beats the
+ * pipeline. */
+static void derive_thresholds(void)
+{
+    const struct curve *e = &model[FERRY_MECH_EAGER];
+    double eager_top = e->p[e->n - 1].bytes;
+    size_t eager_max = FERRY_PKT_INLINE_MAX;
+    int eager_open = 1;
+    size_t cma_min = 0, cma_max = 0;
+    int cma_open = 0, cma_seen = 0;
+    for (double x = 64; x <= (double)(1ull << 30); x *= 1.0905077326652577 /* 2^(1/8) */) {
+        size_t n = (size_t)x;
+        double pipe = ferry_ladder_cost(FERRY_MECH_PIPELINE, n);
+        double cma = ferry_ladder_cost(FERRY_MECH_CMA, n);
+        double rndv = pipe < cma ? pipe : cma;
+        if (eager_open) {
+            if ((double)n <= eager_top && ferry_ladder_cost(FERRY_MECH_EAGER, n) <= rndv) {
+                eager_max = n;
+                continue;
+            }
+            eager_open = 0;
+        }
+        if (cma < pipe && !cma_seen) {
+            cma_min = n;
+            cma_open = cma_seen = 1;
+        } else if (cma >= pipe && cma_open) {
+            cma_max = n;
+            cma_open = 0;
+        }
+    }
+    if (cma_open)
+        cma_max = SIZE_MAX;
+    ferry_ladder.eager_max = ferry_cfg.eager_max >= 0 ? (size_t)ferry_cfg.eager_max : eager_max;
+    ferry_ladder.cma_min = ferry_cfg.cma_min >= 0 ? (size_t)ferry_cfg.cma_min : cma_min;
+    ferry_ladder.cma_max = ferry_cfg.cma_max >= 0 ? (size_t)ferry_cfg.cma_max : cma_max;
+    if (ferry_cfg.cma_min >= 0 && ferry_cfg.cma_max < 0 && ferry_ladder.cma_max <= ferry_ladder.cma_min)
+        ferry_ladder.cma_max = SIZE_MAX;   /* a lower bound alone: single copy from there up */
+}
+
+void ferry_ladder_init(void)
+{
+    memcpy(model, builtin, sizeof model);
+    model_source = "built in";
+    if (ferry_cfg.p2p_model && *ferry_cfg.p2p_model)
+        load_model(ferry_cfg.p2p_model);
+    derive_thresholds();
+    if (ferry_cfg.verbose >= 1 && ferry_rt.world_rank == 0)
+        ferry_ladder_print(stderr);
+}
+
+void ferry_ladder_force(enum ferry_mech m)
+{
+    switch (m) {
+    case FERRY_MECH_EAGER:
+        ferry_ladder = (struct ferry_ladder){.eager_max = SIZE_MAX};
+        break;
+    case FERRY_MECH_PIPELINE:
+        ferry_ladder = (struct ferry_ladder){.eager_max = 0};
+        break;
+    case FERRY_MECH_CMA:
+        ferry_ladder = (struct ferry_ladder){.eager_max = 0, .cma_min = 0, .cma_max = SIZE_MAX};
+        break;
+    default:
+        derive_thresholds();
+        break;
+    }
+}
+
+static void print_size(FILE *out, size_t n)
+{
+    if (n == SIZE_MAX)
+        fprintf(out, "inf");
+    else
+        fprintf(out, "%zu", n);
+}
+
+void ferry_ladder_print(FILE *out)
+{
+    fprintf(out, "ferry: p2p ladder (model %s): inline <= %d B, eager <= ", model_source, FERRY_PKT_INLINE_MAX);
+    print_size(out, ferry_ladder.eager_max);
+    fprintf(out, " B (and the transport's packet), single copy in [");
+    print_size(out, ferry_ladder.cma_min);
+    fprintf(out, ", ");
+    print_size(out, ferry_ladder.cma_max);
+    fprintf(out, ") B where the peer allows it, pipelined copy otherwise\n");
+    for (int m = 0; m < FERRY_MECH_COUNT; m++) {
+        fprintf(out, "ferry:   %-8s", mech_names[m]);
+        for (int i = 0; i < model[m].n; i++)
+            fprintf(out, " %.0f:%.2fus", model[m].p[i].bytes, model[m].p[i].usec);
+        fprintf(out, "\n");
+    }
+}
