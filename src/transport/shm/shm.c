@@ -60,6 +60,13 @@ static struct {
     int may_sleep;              /* node is oversubscribed: producers must check doorbells */
 } shm;
 
+/* Automatic ring sizes: budget / local ranks within these bounds. The floor
+ * keeps memory linear in the local ranks up to budget / floor = 1024 of them
+ * (a 4 KiB ring still carries 1 KiB packets, many in flight). */
+#define SHM_RING_MIN (4u << 10)
+#define SHM_RING_MAX (1u << 20)
+#define SHM_PREFETCH_AHEAD 256   /* bytes: four small packets */
+
 static inline void *region(uint32_t local)
 {
     return shm.base + (size_t)local * shm.stride;
@@ -138,7 +145,7 @@ static int shm_init(void)
         /* a fixed budget per receiver, split among its senders: memory per
          * node grows linearly with the local ranks */
         uint64_t r = (uint64_t)ferry_cfg.shm_budget / (uint64_t)nlocal;
-        r = r < (64u << 10) ? (64u << 10) : r > (1u << 20) ? (1u << 20) : r;
+        r = r < SHM_RING_MIN ? SHM_RING_MIN : r > SHM_RING_MAX ? SHM_RING_MAX : r;
         shm.ring_bytes = (uint32_t)(r & ~(uint64_t)63);
     }
     /* a packet at most a quarter of the ring, so several pieces of a large
@@ -261,6 +268,11 @@ static void shm_commit(int peer, struct ferry_pkt *pkt)
     o->head += shm_pkt_span(pkt->payload);
     /* publish: the packet's bytes happen-before the consumer sees head */
     __atomic_store_n(&o->ctl->head, o->head, __ATOMIC_RELEASE);
+    /* Ask for ownership of the ring line a few packets ahead: the consumer
+     * read it a lap ago, so writing it costs a cross-core round trip, which
+     * would otherwise stall a stream of small sends on a full store buffer.
+     * (A prefetch changes no memory: harmless if the line is still unread.) */
+    __builtin_prefetch(o->data + (o->head + SHM_PREFETCH_AHEAD) % shm.ring_bytes, 1);
     if (shm.may_sleep) {
         __atomic_thread_fence(__ATOMIC_SEQ_CST);   /* store head, then load armed (see top) */
         if (__atomic_load_n(&o->bell->armed, __ATOMIC_RELAXED) &&
