@@ -123,6 +123,13 @@ struct ferry_comm *ferry_intercomm_new(struct ferry_group *local, struct ferry_g
     return c;
 }
 
+void ferry_comm_set_ctx(struct ferry_comm *c, uint32_t ctx)
+{
+    c->ctx = ctx;
+    if (c->local_comm)
+        c->local_comm->ctx = ctx + 2;
+}
+
 void ferry_comm_release(struct ferry_comm *c)
 {
     if (--c->refs > 0)

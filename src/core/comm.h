@@ -82,6 +82,9 @@ struct ferry_comm *ferry_comm_new(struct ferry_group *g, uint32_t ctx, MPI_Errha
 struct ferry_comm *ferry_intercomm_new(struct ferry_group *local, struct ferry_group *remote, uint32_t ctx,
                                        MPI_Errhandler eh);
 void ferry_comm_release(struct ferry_comm *c);
+/* Give a communicator created before its id was agreed on (Comm_idup) its
+ * id: ctx (and ctx + 2 for an intercommunicator's local_comm). */
+void ferry_comm_set_ctx(struct ferry_comm *c, uint32_t ctx);
 /* Collective over parent: agree on a fresh context id (2 ids: ctx, ctx+1).
  * Works on intercommunicators too (agreement over both groups). */
 int ferry_comm_agree_ctx(struct ferry_comm *parent, uint32_t *ctx);
