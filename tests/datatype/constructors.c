@@ -438,6 +438,10 @@ static void errors(void)
     int len;
     OK(MPI_Type_get_name(MPI_INT, name, &len));
     CHECK(strcmp(name, "MPI_INT") == 0, "name of MPI_INT '%s'", name);
+    OK(MPI_Type_get_name(MPI_C_FLOAT_COMPLEX, name, &len));   /* the same handle as MPI_C_COMPLEX */
+    CHECK(strcmp(name, "MPI_C_COMPLEX") == 0, "name of MPI_C_COMPLEX '%s'", name);
+    OK(MPI_Type_get_name(MPI_C_DOUBLE_COMPLEX, name, &len));
+    CHECK(strcmp(name, "MPI_C_DOUBLE_COMPLEX") == 0, "name of MPI_C_DOUBLE_COMPLEX '%s'", name);
     OK(MPI_Type_vector(2, 1, 2, MPI_INT, &t));
     OK(MPI_Type_get_name(t, name, &len));
     CHECK(len == 0 && name[0] == 0, "unnamed type '%s'", name);
