@@ -22,7 +22,10 @@
  * communicator creation), so the second round nearly always ends it. Proposals and
  * accepted candidates of rounds that did not settle are simply never used.
  * Each round's steps are appended by the poll step that ends the round before
- * (the number of rounds is known only as it runs). */
+ * (the number of rounds is known only as it runs).
+ *
+ * The ids come from a space of their own (ferry_comm_next_nb_ctx): blocking
+ * agreements, which may be waiting while a round ends here, never take them. */
 #include "coll/coll_impl.h"
 #include "core/comm.h"
 #include "core/util.h"
@@ -42,8 +45,8 @@ static int round_done(struct ferry_sched *s, struct sched_step *st);
 /* Reserve a fresh block and append one round of agreement on it. */
 static void add_round(struct ferry_sched *s, struct agree *g, uint32_t failed)
 {
-    uint32_t p = ferry_comm_next_ctx();
-    ferry_comm_reserve_ctx(p, g->nids);
+    uint32_t p = ferry_comm_next_nb_ctx();
+    ferry_comm_reserve_nb_ctx(p, g->nids);
     g->mine[0] = failed;
     g->mine[1] = p;
     struct ferry_datatype *u32 = ferry_datatype_get(MPI_UINT32_T);
@@ -85,10 +88,10 @@ static int round_done(struct ferry_sched *s, struct sched_step *st)
      * agreement's alone: v is free here if it is p, if nothing took ids since
      * p's block (the next free id did not move on), or if v is at or above
      * the next free id */
-    uint32_t v = g->got[1], p = g->mine[1], next = ferry_comm_next_ctx();
+    uint32_t v = g->got[1], p = g->mine[1], next = ferry_comm_next_nb_ctx();
     int ok = v == p || next == p + (uint32_t)g->nids || v >= next;
     if (ok)
-        ferry_comm_reserve_ctx(v, g->nids);
+        ferry_comm_reserve_nb_ctx(v, g->nids);
     g->candidate = v;
     g->round++;
     add_round(s, g, !ok);   /* appends after this step: the engine runs it next */
