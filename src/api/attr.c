@@ -39,7 +39,7 @@ static int free_keyval(enum ferry_attr_kind kind, int *keyval, const char *fn)
     if (ferry_keyval_is_builtin(*keyval, kind))
         return ferry_error(NULL, MPI_ERR_KEYVAL, fn, "keyval 0x%x is predefined and cannot be freed",
                            (unsigned)*keyval);
-    struct ferry_keyval *kv = ferry_keyval_get(*keyval, kind);
+    struct ferry_keyval *kv = ferry_keyval_get_live(*keyval, kind);
     if (!kv)
         return ferry_error(NULL, MPI_ERR_KEYVAL, fn, "invalid keyval 0x%x", (unsigned)*keyval);
     ferry_keyval_free(kv);
@@ -129,10 +129,11 @@ static int *predefined_comm_attr(int keyval)
     }
 }
 
-/* The user keyval for a set/delete on comm c, raising MPI_ERR_KEYVAL. */
-static int comm_keyval(struct ferry_comm *c, int keyval, struct ferry_keyval **kv, const char *fn)
+/* The user keyval for a set/delete on comm c, raising MPI_ERR_KEYVAL; live:
+ * also one the user freed that attributes still use (ferry_keyval_get_live). */
+static int comm_keyval(struct ferry_comm *c, int keyval, int live, struct ferry_keyval **kv, const char *fn)
 {
-    *kv = ferry_keyval_get(keyval, FERRY_ATTR_COMM);
+    *kv = live ? ferry_keyval_get_live(keyval, FERRY_ATTR_COMM) : ferry_keyval_get(keyval, FERRY_ATTR_COMM);
     if (*kv)
         return MPI_SUCCESS;
     if (ferry_keyval_is_builtin(keyval, FERRY_ATTR_COMM))
@@ -145,7 +146,7 @@ static int comm_set(MPI_Comm comm, int keyval, void *val, const char *fn)
     struct ferry_comm *c;
     struct ferry_keyval *kv;
     int rc = check_comm(comm, &c, fn);
-    if (rc || (rc = comm_keyval(c, keyval, &kv, fn)))
+    if (rc || (rc = comm_keyval(c, keyval, 0, &kv, fn)))
         return rc;
     rc = ferry_attr_set(&c->attrs, c->handle, kv, val);
     return rc ? ferry_api_callback_error(c, rc, fn, "attribute delete") : MPI_SUCCESS;
@@ -166,7 +167,7 @@ static int comm_get(MPI_Comm comm, int keyval, void *val, int *flag, const char 
             *(int **)val = v;
         return MPI_SUCCESS;
     }
-    struct ferry_keyval *kv = ferry_keyval_get(keyval, FERRY_ATTR_COMM);
+    struct ferry_keyval *kv = ferry_keyval_get_live(keyval, FERRY_ATTR_COMM);
     if (!kv)
         return ferry_error(c, MPI_ERR_KEYVAL, fn, "invalid communicator keyval 0x%x", (unsigned)keyval);
     void *v;
@@ -181,7 +182,7 @@ static int comm_delete(MPI_Comm comm, int keyval, const char *fn)
     struct ferry_comm *c;
     struct ferry_keyval *kv;
     int rc = check_comm(comm, &c, fn);
-    if (rc || (rc = comm_keyval(c, keyval, &kv, fn)))
+    if (rc || (rc = comm_keyval(c, keyval, 1, &kv, fn)))
         return rc;
     rc = ferry_attr_delete(&c->attrs, c->handle, kv);
     return rc ? ferry_api_callback_error(c, rc, fn, "attribute delete") : MPI_SUCCESS;
@@ -247,9 +248,9 @@ static int check_win_handle(MPI_Win w, const char *fn)
     return MPI_SUCCESS;
 }
 
-static int obj_keyval(enum ferry_attr_kind kind, int keyval, struct ferry_keyval **kv, const char *fn)
+static int obj_keyval(enum ferry_attr_kind kind, int keyval, int live, struct ferry_keyval **kv, const char *fn)
 {
-    *kv = ferry_keyval_get(keyval, kind);
+    *kv = live ? ferry_keyval_get_live(keyval, kind) : ferry_keyval_get(keyval, kind);
     if (*kv)
         return MPI_SUCCESS;
     return ferry_error(NULL, MPI_ERR_KEYVAL, fn, ferry_keyval_is_builtin(keyval, kind)
@@ -260,7 +261,7 @@ static int obj_keyval(enum ferry_attr_kind kind, int keyval, struct ferry_keyval
 static int obj_set(enum ferry_attr_kind kind, int h, int keyval, void *val, const char *fn)
 {
     struct ferry_keyval *kv;
-    int rc = obj_keyval(kind, keyval, &kv, fn);
+    int rc = obj_keyval(kind, keyval, 0, &kv, fn);
     if (rc)
         return rc;
     struct ferry_attr **list = kind == FERRY_ATTR_TYPE ? ferry_attr_type_list(h, 1) : ferry_attr_win_list(h, 1);
@@ -279,7 +280,7 @@ static int obj_get(enum ferry_attr_kind kind, int h, int keyval, void *val, int 
             *(void **)val = v;
         return MPI_SUCCESS;
     }
-    struct ferry_keyval *kv = ferry_keyval_get(keyval, kind);
+    struct ferry_keyval *kv = ferry_keyval_get_live(keyval, kind);
     if (!kv)
         return ferry_error(NULL, MPI_ERR_KEYVAL, fn, "invalid keyval 0x%x", (unsigned)keyval);
     struct ferry_attr **list = kind == FERRY_ATTR_TYPE ? ferry_attr_type_list(h, 0) : ferry_attr_win_list(h, 0);
@@ -293,7 +294,7 @@ static int obj_get(enum ferry_attr_kind kind, int h, int keyval, void *val, int 
 static int obj_delete(enum ferry_attr_kind kind, int h, int keyval, const char *fn)
 {
     struct ferry_keyval *kv;
-    int rc = obj_keyval(kind, keyval, &kv, fn);
+    int rc = obj_keyval(kind, keyval, 1, &kv, fn);
     if (rc)
         return rc;
     struct ferry_attr **list = kind == FERRY_ATTR_TYPE ? ferry_attr_type_list(h, 0) : ferry_attr_win_list(h, 0);

@@ -55,31 +55,42 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 
 /* ---- dup ----------------------------------------------------------------------- */
 
-int ferry_api_dup(struct ferry_comm *c, struct ferry_info *info, struct ferry_comm **out, const char *fn)
+/* What a duplicate copies from c (topology, info, attributes), into n. */
+static int dup_contents(struct ferry_comm *c, struct ferry_info *info, struct ferry_comm *n, const char *fn)
 {
-    uint32_t ctx;
-    struct ferry_comm *n;
-    if (c->remote) {
-        ferry_comm_agree_ctx_n(c, &ctx, 4);
-        c->group->refs++;
-        c->remote->refs++;
-        n = ferry_intercomm_new(c->group, c->remote, ctx, c->errhandler);
-    } else {
-        ferry_comm_agree_ctx(c, &ctx);
-        c->group->refs++;
-        n = ferry_comm_new(c->group, ctx, c->errhandler);
-    }
     n->topo = ferry_topo_dup(c->topo);
     n->info = info ? info : c->info ? ferry_info_dup(c->info) : NULL;
     int rc = ferry_attr_copy_all(&c->attrs, c->handle, &n->attrs, n->handle);
     if (rc) {
         ferry_attr_delete_all(&n->attrs, n->handle);
-        ferry_comm_release(n);
-        *out = NULL;
         return ferry_api_callback_error(c, rc, fn, "attribute copy");
     }
-    *out = n;
     return MPI_SUCCESS;
+}
+
+/* A communicator over c's group(s) with context id ctx. */
+static struct ferry_comm *dup_shell(struct ferry_comm *c, uint32_t ctx)
+{
+    c->group->refs++;
+    if (c->remote) {
+        c->remote->refs++;
+        return ferry_intercomm_new(c->group, c->remote, ctx, c->errhandler);
+    }
+    return ferry_comm_new(c->group, ctx, c->errhandler);
+}
+
+int ferry_api_dup(struct ferry_comm *c, struct ferry_info *info, struct ferry_comm **out, const char *fn)
+{
+    uint32_t ctx;
+    ferry_comm_agree_ctx_n(c, &ctx, c->remote ? 4 : 2);
+    struct ferry_comm *n = dup_shell(c, ctx);
+    int rc = dup_contents(c, info, n, fn);
+    if (rc) {
+        ferry_comm_release(n);
+        n = NULL;
+    }
+    *out = n;
+    return rc;
 }
 
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
@@ -122,29 +133,30 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     return rc;
 }
 
-/* The duplication happens at once (it is a few small messages); the request
- * is born complete, so Wait/Test return immediately. */
+/* The new communicator exists (and has its attributes) at once; its context
+ * id is agreed on by a schedule that runs while the application goes on
+ * (coll/ctx_agree.c), so Comm_idup returns before the other members call it. */
 #pragma weak MPI_Comm_idup = PMPI_Comm_idup
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-    struct ferry_comm *c, *n;
+    struct ferry_comm *c;
     int rc = check_comm(comm, &c, "MPI_Comm_idup");
     if (rc)
         return rc;
     if (!newcomm || !request)
         return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_idup", "NULL newcomm or request pointer");
-    rc = ferry_api_dup(c, NULL, &n, "MPI_Comm_idup");
+    struct ferry_comm *n = dup_shell(c, 0);   /* id set when the agreement ends */
+    struct ferry_request *r;
+    ferry_coll_agree_ctx_start(c, n, c->remote ? 4 : 2, &r);
+    *request = r->handle;
+    rc = dup_contents(c, NULL, n, "MPI_Comm_idup");
     if (rc) {
+        /* the agreement still runs (the other members take part in it) */
+        ferry_comm_release(n);
         *newcomm = MPI_COMM_NULL;
-        *request = MPI_REQUEST_NULL;
         return rc;
     }
     *newcomm = n->handle;
-    struct ferry_request *r = ferry_request_new(FERRY_REQ_SEND);
-    ferry_status_set(&r->status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
-    r->peer = MPI_PROC_NULL;
-    r->complete = 1;
-    *request = r->handle;
     return MPI_SUCCESS;
 }
 

@@ -117,6 +117,48 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype type, MPI_Count *
     return MPI_SUCCESS;
 }
 
+/* Status_set_elements(_x): the status then says `count` basic elements of
+ * type were received, stored as the byte count Get_elements turns back into
+ * it. Whole instances of type count their size; a partial one is taken as
+ * elements of the type's average element size (exact for types whose basic
+ * elements all have one size, which generalized-request code uses). */
+#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype type, MPI_Count count)
+{
+    struct ferry_datatype *dt;
+    int rc = check_type_query(type, &dt, "MPI_Status_set_elements_x");
+    if (rc)
+        return rc;
+    if (!status || status == MPI_STATUS_IGNORE || count < 0)
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Status_set_elements_x", "%s",
+                           count < 0 ? "negative count" : "NULL status");
+    MPI_Count per = dt->size ? ferry_dt_elements(dt, dt->size) : 0;
+    size_t bytes = 0;
+    if (per > 0)
+        bytes = (size_t)(count / per) * dt->size + (size_t)(count % per) * (dt->size / (size_t)per);
+    int cancelled = ferry_status_cancelled(status);
+    ferry_status_set(status, status->MPI_SOURCE, status->MPI_TAG, status->MPI_ERROR, bytes, cancelled);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype type, int count)
+{
+    return PMPI_Status_set_elements_x(status, type, count);
+}
+
+#pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+    int rc = check_init("MPI_Status_set_cancelled");
+    if (rc)
+        return rc;
+    if (!status || status == MPI_STATUS_IGNORE)
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled", "NULL status");
+    status->count_hi_and_cancelled = (status->count_hi_and_cancelled & ~1) | (flag ? 1 : 0);
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Get_elements = PMPI_Get_elements
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype type, int *count)
 {

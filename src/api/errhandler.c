@@ -84,7 +84,11 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     const char *s = ferry_error_class_string(errorcode);
     if (!s)
+        s = ferry_user_error_string(errorcode);
+    if (!s)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Error_string", "unknown error code %d", errorcode);
+    if (!string || !resultlen)
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Error_string", "NULL string or resultlen");
     snprintf(string, MPI_MAX_ERROR_STRING, "%s", s);
     *resultlen = (int)strlen(string);
     return MPI_SUCCESS;
@@ -93,8 +97,56 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 #pragma weak MPI_Error_class = PMPI_Error_class
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
-    if (!ferry_error_class_string(errorcode))
+    int cls = ferry_error_class_of(errorcode);
+    if (cls < 0)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Error_class", "unknown error code %d", errorcode);
-    *errorclass = errorcode;   /* Ferry's error codes are its classes */
+    if (!errorclass)
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Error_class", "NULL errorclass");
+    *errorclass = cls;
+    return MPI_SUCCESS;
+}
+
+/* ---- classes, codes and strings the application adds ---------------------- */
+
+#pragma weak MPI_Add_error_class = PMPI_Add_error_class
+int PMPI_Add_error_class(int *errorclass)
+{
+    int rc = check_init("MPI_Add_error_class");
+    if (rc)
+        return rc;
+    if (!errorclass)
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Add_error_class", "NULL errorclass");
+    *errorclass = ferry_user_error_class_add();
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Add_error_code = PMPI_Add_error_code
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+    int rc = check_init("MPI_Add_error_code");
+    if (rc)
+        return rc;
+    /* a predefined class (MPI_SUCCESS is none) or one the application added */
+    if (errorclass == MPI_SUCCESS ||
+        (!ferry_error_class_string(errorclass) && !ferry_user_error_is_class(errorclass)))
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Add_error_code", "invalid error class %d", errorclass);
+    if (!errorcode)
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Add_error_code", "NULL errorcode");
+    *errorcode = ferry_user_error_code_add(errorclass);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Add_error_string = PMPI_Add_error_string
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+    int rc = check_init("MPI_Add_error_string");
+    if (rc)
+        return rc;
+    if (!string)
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Add_error_string", "NULL string");
+    /* the strings of predefined codes are fixed (MPI-3.1 8.5) */
+    if (ferry_user_error_set_string(errorcode, string))
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Add_error_string", "%d is not an added error code or class",
+                           errorcode);
     return MPI_SUCCESS;
 }

@@ -100,5 +100,11 @@ int ferry_coll_barrier(struct ferry_comm *c);
 int ferry_coll_allgather(struct ferry_comm *c, const void *mine, size_t n, void *all);
 /* Every rank's v becomes the maximum over the communicator. */
 int ferry_coll_allreduce_max_u32(struct ferry_comm *c, uint32_t *v);
+/* Nonblocking context-id agreement over parent (intra or inter) for the
+ * communicator newcomm, created with a placeholder id: nids ids are reserved
+ * and newcomm gets them (ferry_comm_set_ctx) when *req completes
+ * (ctx_agree.c). */
+int ferry_coll_agree_ctx_start(struct ferry_comm *parent, struct ferry_comm *newcomm, int nids,
+                               struct ferry_request **req);
 
 #endif

@@ -295,9 +295,12 @@ static int advance(struct ferry_sched *s, int *work)
         }
         if (!drain(s))
             return 0;
-        if (st->kind == ST_POLL && !st->poll(s, st)) {
-            polls_waiting++;
-            return 0;
+        if (st->kind == ST_POLL) {
+            if (!st->poll(s, st)) {
+                polls_waiting++;
+                return 0;
+            }
+            st = &s->steps[s->pos];   /* the poll function may have appended steps (moving the array) */
         }
         if (st->kind == ST_REDUCE)
             run_reduce(s, st);

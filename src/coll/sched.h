@@ -109,7 +109,9 @@ void sched_copy(struct ferry_sched *s, const void *src, size_t sn, struct ferry_
                 struct ferry_datatype *dt);
 void sched_fence(struct ferry_sched *s);
 /* A poll step (after everything before it completed); the step's a/an/at,
- * b/bn/bt and peer are free for fn's use: the returned step is to fill in. */
+ * b/bn/bt and peer are free for fn's use: the returned step is to fill in.
+ * fn may append steps to s (they run after it): for algorithms whose number
+ * of rounds is known only as they run. */
 struct sched_step *sched_poll(struct ferry_sched *s, sched_poll_fn fn, void *arg, uint64_t seq);
 /* Copy as sched_copy does, immediately (for poll functions). */
 void sched_copy_now(const void *src, size_t sn, struct ferry_datatype *st, void *dst, size_t dn,

@@ -36,13 +36,19 @@ int ferry_keyval_create(enum ferry_attr_kind kind, ferry_attr_copy_fn *copy, fer
     return kv->handle;
 }
 
-struct ferry_keyval *ferry_keyval_get(int h, enum ferry_attr_kind kind)
+struct ferry_keyval *ferry_keyval_get_live(int h, enum ferry_attr_kind kind)
 {
     ready();
     if (FERRY_HANDLE_KIND(h) != FERRY_KIND_DIRECT || (((uint32_t)h & KIND_MASK) >> KIND_SHIFT) != (uint32_t)kind)
         return NULL;
     struct ferry_keyval *kv = ferry_objtab_get(&keyvals, (int)((uint32_t)h & ~KIND_MASK));
-    return kv && kv->handle == h && !kv->freed ? kv : NULL;
+    return kv && kv->handle == h ? kv : NULL;
+}
+
+struct ferry_keyval *ferry_keyval_get(int h, enum ferry_attr_kind kind)
+{
+    struct ferry_keyval *kv = ferry_keyval_get_live(h, kind);
+    return kv && !kv->freed ? kv : NULL;
 }
 
 int ferry_keyval_is_builtin(int h, enum ferry_attr_kind kind)
@@ -61,6 +67,8 @@ static void kv_release(struct ferry_keyval *kv)
 
 void ferry_keyval_free(struct ferry_keyval *kv)
 {
+    if (kv->freed)
+        return;   /* the user's reference is gone already */
     kv->freed = 1;
     kv_release(kv);
 }

@@ -49,9 +49,15 @@ int ferry_keyval_create(enum ferry_attr_kind kind, ferry_attr_copy_fn *copy, fer
                         void *extra);
 /* The user keyval h of the given kind, or NULL (invalid, freed, other kind, builtin). */
 struct ferry_keyval *ferry_keyval_get(int h, enum ferry_attr_kind kind);
+/* The same, but also a keyval freed by the user that attributes still use:
+ * MPI-3.1 6.7.2 has the program remove those attributes with delete_attr
+ * (and reading them is harmless), so those calls must still accept it. */
+struct ferry_keyval *ferry_keyval_get_live(int h, enum ferry_attr_kind kind);
 /* Is h a predefined (builtin) keyval of this kind? */
 int ferry_keyval_is_builtin(int h, enum ferry_attr_kind kind);
-/* The user's MPI_*_free_keyval: the keyval stays alive for attributes still using it. */
+/* The user's MPI_*_free_keyval: the keyval stays alive for attributes still using it.
+ * Freeing it again while it is alive does nothing (MPICH accepts that too, and
+ * a delete callback that frees its own keyval runs once per attribute). */
 void ferry_keyval_free(struct ferry_keyval *kv);
 
 /* Operations on an attribute list belonging to object `obj` (its handle,

@@ -18,8 +18,13 @@
 static struct ferry_objtab comms, groups;
 struct ferry_comm *ferry_comm_world, *ferry_comm_self;
 struct ferry_group *ferry_group_empty;
-/* Next context id this process has not used; world uses 0/1, self 2/3. */
-static uint32_t next_ctx = 4;
+/* Next context id this process has not used; world uses 0/1, self 2/3.
+ * Blocking agreements take ids below FERRY_CTX_NB_BASE, nonblocking ones
+ * (Comm_idup) ids from there on, each space with its own counter: a blocking
+ * agreement reads the counter when it starts and reserves when it ends, and
+ * the progress it makes while waiting may settle nonblocking agreements, which
+ * therefore must not take ids it could settle on. */
+static uint32_t next_ctx = 4, next_nb_ctx = FERRY_CTX_NB_BASE;
 
 /* Internal tags in the management context (user tags are >= 0). */
 #define TAG_AGREE_REDUCE  (-101)
@@ -121,6 +126,13 @@ struct ferry_comm *ferry_intercomm_new(struct ferry_group *local, struct ferry_g
     local->refs++;
     c->local_comm = ferry_comm_new(local, ctx + 2, eh);
     return c;
+}
+
+void ferry_comm_set_ctx(struct ferry_comm *c, uint32_t ctx)
+{
+    c->ctx = ctx;
+    if (c->local_comm)
+        c->local_comm->ctx = ctx + 2;
 }
 
 void ferry_comm_release(struct ferry_comm *c)
@@ -322,8 +334,21 @@ void ferry_comm_reserve_ctx(uint32_t ctx, int n)
 {
     if (ctx + (uint32_t)n > next_ctx)
         next_ctx = ctx + (uint32_t)n;
-    if (next_ctx >= FERRY_CTX_MGMT_BIT)
+    if (next_ctx >= FERRY_CTX_NB_BASE)
         ferry_fatal("out of communicator context ids");
+}
+
+uint32_t ferry_comm_next_nb_ctx(void)
+{
+    return next_nb_ctx;
+}
+
+void ferry_comm_reserve_nb_ctx(uint32_t ctx, int n)
+{
+    if (ctx + (uint32_t)n > next_nb_ctx)
+        next_nb_ctx = ctx + (uint32_t)n;
+    if (next_nb_ctx >= FERRY_CTX_MGMT_BIT)
+        ferry_fatal("out of communicator context ids for nonblocking creation");
 }
 
 int ferry_comm_agree_ctx_n(struct ferry_comm *parent, uint32_t *ctx, int n)
@@ -392,6 +417,7 @@ void ferry_comm_init(void)
                                            .group = gs, .errhandler = MPI_ERRORS_ARE_FATAL};
     strcpy(ferry_comm_self->name, "MPI_COMM_SELF");
     next_ctx = 4;
+    next_nb_ctx = FERRY_CTX_NB_BASE;
 }
 
 void ferry_comm_finalize(void)

@@ -54,6 +54,7 @@ struct ferry_comm {
 };
 
 #define FERRY_CTX_MGMT_BIT 0x80000000u
+#define FERRY_CTX_NB_BASE 0x40000000u
 #define FERRY_CTX_MGMT(c) ((c)->ctx | FERRY_CTX_MGMT_BIT)
 
 void ferry_comm_init(void);
@@ -82,6 +83,9 @@ struct ferry_comm *ferry_comm_new(struct ferry_group *g, uint32_t ctx, MPI_Errha
 struct ferry_comm *ferry_intercomm_new(struct ferry_group *local, struct ferry_group *remote, uint32_t ctx,
                                        MPI_Errhandler eh);
 void ferry_comm_release(struct ferry_comm *c);
+/* Give a communicator created before its id was agreed on (Comm_idup) its
+ * id: ctx (and ctx + 2 for an intercommunicator's local_comm). */
+void ferry_comm_set_ctx(struct ferry_comm *c, uint32_t ctx);
 /* Collective over parent: agree on a fresh context id (2 ids: ctx, ctx+1).
  * Works on intercommunicators too (agreement over both groups). */
 int ferry_comm_agree_ctx(struct ferry_comm *parent, uint32_t *ctx);
@@ -96,6 +100,10 @@ int ferry_comm_agree_ctx_group(struct ferry_comm *parent, struct ferry_group *g,
 void ferry_comm_reserve_ctx(uint32_t ctx, int n);
 /* This process's next free context id (input to an agreement). */
 uint32_t ferry_comm_next_ctx(void);
+/* The same two for the ids of nonblocking agreements (coll/ctx_agree.c),
+ * FERRY_CTX_NB_BASE and up: a space of their own (see comm.c). */
+uint32_t ferry_comm_next_nb_ctx(void);
+void ferry_comm_reserve_nb_ctx(uint32_t ctx, int n);
 
 /* ---- internal point-to-point in a communicator's management context ----
  * Blocking; peer ranks as in point-to-point (remote group on intercomms);

@@ -48,7 +48,10 @@ static const struct predefined table[] = {
     T(MPI_INT32_T, int32_t, 1, 4, FERRY_X_SINT), T(MPI_INT64_T, int64_t, 1, 8, FERRY_X_SINT),
     T(MPI_UINT8_T, uint8_t, 1, 1, FERRY_X_UINT), T(MPI_UINT16_T, uint16_t, 1, 2, FERRY_X_UINT),
     T(MPI_UINT32_T, uint32_t, 1, 4, FERRY_X_UINT), T(MPI_UINT64_T, uint64_t, 1, 8, FERRY_X_UINT),
-    T(MPI_C_BOOL, _Bool, 1, 1, FERRY_X_UINT), T(MPI_C_FLOAT_COMPLEX, float _Complex, 1, 8, FERRY_X_CFLT),
+    T(MPI_C_BOOL, _Bool, 1, 1, FERRY_X_UINT),
+    /* one handle with two names: reported as MPI_C_COMPLEX, the name MPI-3.1
+     * lists first and MPICH reports */
+    {MPI_C_FLOAT_COMPLEX, "MPI_C_COMPLEX", sizeof(float _Complex), 1, 8, FERRY_X_CFLT, _Alignof(float _Complex)},
     T(MPI_C_DOUBLE_COMPLEX, double _Complex, 1, 16, FERRY_X_CFLT),
     T(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex, 1, 32, FERRY_X_CLDBL),
     T(MPI_AINT, MPI_Aint, 1, 8, FERRY_X_SINT), T(MPI_OFFSET, MPI_Offset, 1, 8, FERRY_X_SINT),

@@ -17,6 +17,22 @@ int ferry_error(struct ferry_comm *comm, int cls, const char *fn, const char *fm
 int ferry_unsupported(const char *mpi_function_name);
 const char *ferry_error_class_string(int cls);
 
+/* Classes, codes and strings added by the application (user_errors.c). */
+int ferry_user_error_class_add(void);
+/* A new code in class cls (predefined, or added). */
+int ferry_user_error_code_add(int cls);
+/* Is cls an added class? */
+int ferry_user_error_is_class(int cls);
+/* Class of an error code, predefined or added; -1 for an unknown value. */
+int ferry_error_class_of(int code);
+/* Set the string of an added class or code; -1 when it is not one. */
+int ferry_user_error_set_string(int code, const char *s);
+/* String of an added class or code ("" until set), NULL when it is not one. */
+const char *ferry_user_error_string(int code);
+/* The largest error class in use (the MPI_LASTUSEDCODE attribute). */
+int ferry_error_last_used_code(void);
+void ferry_user_errors_finalize(void);
+
 void ferry_errhandler_init(void);
 /* Valid errhandler handle? */
 int ferry_errhandler_valid(MPI_Errhandler eh);

@@ -104,6 +104,7 @@ int ferry_finalize(void)
     ferry_comm_finalize();
     ferry_request_finalize();
     ferry_datatype_finalize();
+    ferry_user_errors_finalize();
     free(ferry_rt.peers);
     ferry_rt.peers = NULL;
     return MPI_SUCCESS;

@@ -129,7 +129,7 @@ static const reduce_fn fns[FERRY_OP_KINDS][CT_COUNT] = {
 
 /* ---- predefined datatypes: C type and class ------------------------------ */
 
-enum dtclass { CL_NONE, CL_CINT, CL_FINT, CL_FLOAT, CL_LOGICAL, CL_COMPLEX, CL_BYTE, CL_PAIR };
+enum dtclass { CL_NONE, CL_CINT, CL_FINT, CL_MULTI, CL_FLOAT, CL_LOGICAL, CL_COMPLEX, CL_BYTE, CL_PAIR };
 #define OPBIT(k) (1u << FERRY_OP_##k)
 #define ARITH (OPBIT(MAX) | OPBIT(MIN) | OPBIT(SUM) | OPBIT(PROD))
 #define LOGIC (OPBIT(LAND) | OPBIT(LOR) | OPBIT(LXOR))
@@ -139,6 +139,10 @@ static const unsigned class_ops[] = {
     [CL_NONE] = 0,
     [CL_CINT] = ARITH | LOGIC | BITS,
     [CL_FINT] = ARITH | BITS,
+    /* MPI_AINT/OFFSET/COUNT: 5.9.2 lists arithmetic and bitwise ops; MPICH
+     * also reduces them with the logical ones, and programs built against it
+     * do (allowing more than the standard breaks no correct program) */
+    [CL_MULTI] = ARITH | LOGIC | BITS,
     [CL_FLOAT] = ARITH,
     [CL_LOGICAL] = LOGIC,
     [CL_COMPLEX] = OPBIT(SUM) | OPBIT(PROD),
@@ -159,10 +163,10 @@ static const struct dtmap dtmap[] = {
     {MPI_UNSIGNED_LONG_LONG, CI(u64)},
     {MPI_INT8_T, CI(i8)}, {MPI_INT16_T, CI(i16)}, {MPI_INT32_T, CI(i32)}, {MPI_INT64_T, CI(i64)},
     {MPI_UINT8_T, CI(u8)}, {MPI_UINT16_T, CI(u16)}, {MPI_UINT32_T, CI(u32)}, {MPI_UINT64_T, CI(u64)},
-    /* Fortran integers (and MPI's address/offset/count integers) */
+    /* Fortran integers; MPI's address/offset/count integers */
     {MPI_INTEGER, CT_i32, CL_FINT}, {MPI_INTEGER1, CT_i8, CL_FINT}, {MPI_INTEGER2, CT_i16, CL_FINT},
     {MPI_INTEGER4, CT_i32, CL_FINT}, {MPI_INTEGER8, CT_i64, CL_FINT},
-    {MPI_AINT, CT_i64, CL_FINT}, {MPI_OFFSET, CT_i64, CL_FINT}, {MPI_COUNT, CT_i64, CL_FINT},
+    {MPI_AINT, CT_i64, CL_MULTI}, {MPI_OFFSET, CT_i64, CL_MULTI}, {MPI_COUNT, CT_i64, CL_MULTI},
     /* floating point */
     {MPI_FLOAT, CT_f32, CL_FLOAT}, {MPI_DOUBLE, CT_f64, CL_FLOAT}, {MPI_LONG_DOUBLE, CT_f80, CL_FLOAT},
     {MPI_REAL, CT_f32, CL_FLOAT}, {MPI_DOUBLE_PRECISION, CT_f64, CL_FLOAT}, {MPI_REAL4, CT_f32, CL_FLOAT},

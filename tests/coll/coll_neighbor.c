@@ -2,7 +2,9 @@
  * nonblocking) on
  *   a 2-D non-periodic Cartesian grid (MPI_PROC_NULL neighbors at the edges:
  *     their receive blocks must stay untouched),
- *   a periodic ring (3 or more ranks, so the two neighbors differ),
+ *   a periodic ring (on 1 or 2 ranks both neighbors are the same process:
+ *     the block from the -1 neighbor is the one it sent in its +1 direction),
+ *   a periodic 2-D torus (the same, per dimension, where a dimension is 1 or 2),
  *   a distributed graph r -> r+1, r+2 (5 or more ranks).
  * The block received from in-neighbor i is the block that neighbor sent to
  * this rank, identified through the neighbor's own out-list. */
@@ -17,6 +19,7 @@ struct topo {
     int indeg, outdeg;
     int in[8], out[8];
     int in_slot[8];   /* index of this rank in in[i]'s out-list */
+    int periodic_twice;   /* a neighbor is both the -1 and the +1 one of a dimension */
 };
 
 static int val(int sender, int slot, int i, int salt)
@@ -75,6 +78,11 @@ static void run(const struct topo *t, int k, int nb, int salt)
         }
         if (nb)
             ct_wait(&req);
+        /* Peer deviation: MPICH 4.0 pairs the blocks of a neighbor that is
+         * both the -1 and the +1 one by list order in alltoallv/w, and in
+         * alltoall on more than one dimension */
+        if (tc_mpich_version() && t->periodic_twice && shape >= 2)
+            continue;
         for (int i = 0; i < t->indeg; i++) {
             int at = shape == 0 || shape == 2 ? i * k : rd[i];
             for (int e = 0; e < k; e++) {
@@ -91,7 +99,8 @@ static void run(const struct topo *t, int k, int nb, int salt)
 int main(int argc, char **argv)
 {
     tc_init(&argc, &argv, &rank, &size);
-    struct topo topos[3];
+    struct topo topos[4];
+    memset(topos, 0, sizeof topos);
     int ntopos = 0;
 
     /* 2-D grid, not periodic */
@@ -109,15 +118,30 @@ int main(int argc, char **argv)
             t->in_slot[2 * d] = 2 * d + 1, t->in_slot[2 * d + 1] = 2 * d;
         }
     }
-    if (size >= 3) {   /* periodic ring */
+    {   /* periodic ring */
         struct topo *t = &topos[ntopos++];
         int dims[1] = {size}, periods[1] = {1};
         CHECK_RC(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &t->comm));
         t->name = "ring";
         t->indeg = t->outdeg = 2;
+        t->periodic_twice = size <= 2;
         CHECK_RC(MPI_Cart_shift(t->comm, 0, 1, &t->in[0], &t->in[1]));
         t->out[0] = t->in[0], t->out[1] = t->in[1];
         t->in_slot[0] = 1, t->in_slot[1] = 0;
+    }
+    {   /* periodic 2-D torus */
+        struct topo *t = &topos[ntopos++];
+        int dims[2] = {0, 0}, periods[2] = {1, 1};
+        CHECK_RC(MPI_Dims_create(size, 2, dims));
+        CHECK_RC(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &t->comm));
+        t->name = "torus 2-D";
+        t->indeg = t->outdeg = 4;
+        t->periodic_twice = dims[0] <= 2 || dims[1] <= 2;
+        for (int d = 0; d < 2; d++) {
+            CHECK_RC(MPI_Cart_shift(t->comm, d, 1, &t->in[2 * d], &t->in[2 * d + 1]));
+            t->out[2 * d] = t->in[2 * d], t->out[2 * d + 1] = t->in[2 * d + 1];
+            t->in_slot[2 * d] = 2 * d + 1, t->in_slot[2 * d + 1] = 2 * d;
+        }
     }
     if (size >= 5) {   /* distributed graph r -> r+1, r+2 */
         struct topo *t = &topos[ntopos++];

@@ -16,13 +16,14 @@ static const MPI_Op ops[NOPS] = {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, 
 static const char *const op_name[NOPS] = {"MAX", "MIN", "SUM", "PROD", "LAND", "BAND",
                                           "LOR", "BOR", "LXOR", "BXOR", "MINLOC", "MAXLOC"};
 
-/* type classes of MPI-3.1 5.9.2 */
-enum { CI, FI, FL, LG, CX, BY, PR };
+/* type classes of MPI-3.1 5.9.2; MU: MPI_AINT/OFFSET/COUNT, which Ferry (like
+ * MPICH) also reduces with the logical ops, beyond the standard's list */
+enum { CI, FI, MU, FL, LG, CX, BY, PR };
 #define ARITH ((1 << K_MAX) | (1 << K_MIN) | (1 << K_SUM) | (1 << K_PROD))
 #define LOGIC ((1 << K_LAND) | (1 << K_LOR) | (1 << K_LXOR))
 #define BITS ((1 << K_BAND) | (1 << K_BOR) | (1 << K_BXOR))
 static const unsigned defined_ops[] = {
-    [CI] = ARITH | LOGIC | BITS, [FI] = ARITH | BITS, [FL] = ARITH,
+    [CI] = ARITH | LOGIC | BITS, [FI] = ARITH | BITS, [MU] = ARITH | LOGIC | BITS, [FL] = ARITH,
     [LG] = LOGIC, [CX] = (1 << K_SUM) | (1 << K_PROD), [BY] = BITS, [PR] = (1 << K_MINLOC) | (1 << K_MAXLOC),
 };
 
@@ -42,7 +43,7 @@ static const struct ty types[] = {
     T(MPI_INT8_T, CI, S8), T(MPI_INT16_T, CI, S16), T(MPI_INT32_T, CI, S32), T(MPI_INT64_T, CI, S64),
     T(MPI_UINT8_T, CI, U8), T(MPI_UINT16_T, CI, U16), T(MPI_UINT32_T, CI, U32), T(MPI_UINT64_T, CI, U64),
     T(MPI_INTEGER, FI, S32), T(MPI_INTEGER1, FI, S8), T(MPI_INTEGER2, FI, S16), T(MPI_INTEGER4, FI, S32),
-    T(MPI_INTEGER8, FI, S64), T(MPI_AINT, FI, S64), T(MPI_OFFSET, FI, S64), T(MPI_COUNT, FI, S64),
+    T(MPI_INTEGER8, FI, S64), T(MPI_AINT, MU, S64), T(MPI_OFFSET, MU, S64), T(MPI_COUNT, MU, S64),
     T(MPI_FLOAT, FL, F32), T(MPI_DOUBLE, FL, F64), T(MPI_LONG_DOUBLE, FL, F80), T(MPI_REAL, FL, F32),
     T(MPI_DOUBLE_PRECISION, FL, F64), T(MPI_REAL4, FL, F32), T(MPI_REAL8, FL, F64),
     T(MPI_C_BOOL, LG, B1), T(MPI_CXX_BOOL, LG, B1), T(MPI_LOGICAL, LG, L4),

@@ -11,7 +11,8 @@
  * attribute with a copy function, the dup holds exactly the copied values),
  * Comm_free (one delete call per attribute, on that communicator), a keyval
  * freed while attributes still use it (they keep working; the delete
- * callback still runs), failing callbacks (the call returns an error, the
+ * callback still runs; Comm_get_attr / Comm_delete_attr still take it; a
+ * delete callback may free its own keyval again), failing callbacks (the call returns an error, the
  * communicator stays usable), Comm_split / Comm_create copy nothing. The
  * predefined attributes (MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL,
  * MPI_UNIVERSE_SIZE, MPI_APPNUM) on world, self, a dup and a split;
@@ -422,10 +423,57 @@ static int del_self(MPI_Comm c, int k, void *val, void *extra)
     return MPI_SUCCESS;
 }
 
+/* A keyval the program freed while attributes use it (MPI-3.1 6.7.2): the
+ * program removes those attributes with Comm_delete_attr / Type_delete_attr
+ * (which must take the freed value and run the callback once), reading them
+ * still works, freeing again is harmless; once the last attribute is gone
+ * the value is invalid. */
+static int del_frees_keyval(MPI_Comm c, int k, void *val, void *extra)
+{
+    log_ev(EV_DELETE, k, extra, c, val);
+    return MPI_Comm_free_keyval(&k);   /* common idiom: free the keyval in its delete callback */
+}
+
+static void test_freed_keyval(void)
+{
+    MPI_Comm d;
+    int mark, k2, saved;
+    CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    CHECK_RC(MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN));
+    CHECK_RC(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_log, &k2, (void *)13));
+    saved = k2;
+    CHECK_RC(MPI_Comm_set_attr(d, k2, (void *)130));
+    CHECK_RC(MPI_Comm_set_attr(MPI_COMM_WORLD, k2, (void *)131));
+    CHECK_RC(MPI_Comm_free_keyval(&k2));
+    expect_attr(d, saved, 1, 130, "Comm_get_attr with a freed keyval");
+    mark = nev;
+    CHECK_RC(MPI_Attr_delete(d, saved));
+    CHECK_RC(MPI_Comm_delete_attr(MPI_COMM_WORLD, saved));
+    struct event w[] = {{EV_DELETE, saved, 13, d, 130}, {EV_DELETE, saved, 13, MPI_COMM_WORLD, 131}};
+    expect_events(mark, w, 2, "delete_attr with a freed keyval");
+
+    /* a delete callback that frees its own keyval, on two communicators */
+    int k3, k3s;
+    MPI_Comm e;
+    CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &e));
+    CHECK_RC(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_frees_keyval, &k3, (void *)14));
+    k3s = k3;
+    CHECK_RC(MPI_Comm_set_attr(d, k3, (void *)140));
+    CHECK_RC(MPI_Comm_set_attr(e, k3, (void *)141));
+    mark = nev;
+    CHECK_RC(MPI_Comm_free(&e));        /* the callback frees k3 */
+    CHECK_RC(MPI_Comm_free_keyval(&k3));  /* freed already, still used by d: harmless */
+    CHECK(k3 == MPI_KEYVAL_INVALID, "Comm_free_keyval left 0x%x", (unsigned)k3);
+    expect_attr(d, k3s, 1, 140, "attribute of a twice-freed keyval");
+    CHECK_RC(MPI_Comm_free(&d));        /* the callback frees it once more */
+    CHECK(nev - mark == 2, "delete callbacks of the self-freeing keyval: %d, expected 2", nev - mark);
+}
+
 int main(int argc, char **argv)
 {
     tc_init(&argc, &argv, &rank, &size);
     test_comm_attrs();
+    test_freed_keyval();
     test_predefined();
     test_type_attrs();
 

@@ -13,7 +13,9 @@
  * reversed group, and repeated creation with one tag. Comm_split_type
  * (MPI_COMM_TYPE_SHARED against processor names, key order, MPI_UNDEFINED).
  * Comm_idup (Wait and Test complete it, the communicator works, the request
- * becomes MPI_REQUEST_NULL). Comm_dup_with_info / set_info / get_info
+ * becomes MPI_REQUEST_NULL; it returns before the other members call it;
+ * several in flight among blocking dups and splits on ranks that used
+ * different numbers of context ids; on an intercommunicator). Comm_dup_with_info / set_info / get_info
  * (values the library reports back must be the ones set), Comm_set_name /
  * get_name (a dup starts unnamed). Traffic on the new communicators never
  * meets traffic on the parent.
@@ -345,6 +347,104 @@ static void test_idup(void)
         CHECK_RC(MPI_Test(&r, &flag, MPI_STATUS_IGNORE));
     check_comm(c2, ref, size, "idup after Test");
     CHECK_RC(MPI_Comm_free(&c2));
+
+    /* Comm_idup must not wait for the other members: every rank but 0 starts
+     * it, then sends synchronously to rank 0, which starts its own idup only
+     * after receiving from all (a blocking idup deadlocks here) */
+    int v = rank, got;
+    if (rank == 0) {
+        for (int i = 1; i < size; i++) {
+            CHECK_RC(MPI_Recv(&got, 1, MPI_INT, i, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(got == i, "idup ordering: got %d from %d", got, i);
+        }
+        CHECK_RC(MPI_Comm_idup(c, &c2, &r));
+    } else {
+        CHECK_RC(MPI_Comm_idup(c, &c2, &r));
+        CHECK_RC(MPI_Ssend(&v, 1, MPI_INT, 0, 3, MPI_COMM_WORLD));
+    }
+    CHECK_RC(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    check_comm(c2, ref, size, "idup started at different times");
+    CHECK_RC(MPI_Comm_free(&c2));
+
+    /* Context ids settled while other communicators are made: ranks use
+     * different numbers of ids first (odd ranks make extra private ones), then
+     * several idups are in flight with a blocking dup and a split among them.
+     * Every new communicator must work and be distinct from the others and
+     * from the private traps. */
+    MPI_Comm extra[3] = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL};
+    for (int i = 0; i < (rank % 2 ? 2 : 0) + (rank % 3 == 1); i++)
+        CHECK_RC(MPI_Comm_dup(MPI_COMM_SELF, &extra[i]));
+    traps_set(0);
+    enum { NID = 5 };
+    MPI_Comm nb[NID], bd, sp;
+    MPI_Request nr[NID];
+    CHECK_RC(MPI_Comm_idup(c, &nb[0], &nr[0]));
+    CHECK_RC(MPI_Comm_idup(MPI_COMM_WORLD, &nb[1], &nr[1]));
+    CHECK_RC(MPI_Comm_dup(c, &bd));
+    CHECK_RC(MPI_Comm_idup(c, &nb[2], &nr[2]));
+    CHECK_RC(MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &sp));
+    CHECK_RC(MPI_Comm_idup(bd, &nb[3], &nr[3]));
+    CHECK_RC(MPI_Comm_idup(sp, &nb[4], &nr[4]));
+    CHECK_RC(MPI_Waitall(NID, nr, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < NID - 1; i++)
+        check_comm(nb[i], ref, size, "idups in flight together");
+    check_comm(bd, ref, size, "dup among idups");
+    int *rev = tc_malloc(sizeof(int) * (size_t)size);
+    for (int i = 0; i < size; i++)
+        rev[i] = size - 1 - i;
+    check_comm(sp, rev, size, "split among idups");
+    check_comm(nb[4], rev, size, "idup of the split");
+    /* one message per communicator, same tag, received in reverse order:
+     * each must arrive on its own communicator */
+    MPI_Comm all[NID + 2] = {nb[0], nb[1], nb[2], nb[3], nb[4], bd, sp};
+    int sv[NID + 2], rv[NID + 2];
+    MPI_Request q[2 * (NID + 2)];
+    for (int i = NID + 1; i >= 0; i--)
+        CHECK_RC(MPI_Irecv(&rv[i], 1, MPI_INT, MPI_ANY_SOURCE, 9, all[i], &q[i]));
+    for (int i = 0; i < NID + 2; i++) {
+        int cr;
+        CHECK_RC(MPI_Comm_rank(all[i], &cr));
+        sv[i] = 100 * i + rank;
+        CHECK_RC(MPI_Isend(&sv[i], 1, MPI_INT, cr, 9, all[i], &q[NID + 2 + i]));
+    }
+    CHECK_RC(MPI_Waitall(2 * (NID + 2), q, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < NID + 2; i++)
+        CHECK(rv[i] == 100 * i + rank, "communicator %d of the idup mix received %d", i, rv[i]);
+    traps_clear(0);
+    for (int i = 0; i < NID; i++)
+        CHECK_RC(MPI_Comm_free(&nb[i]));
+    CHECK_RC(MPI_Comm_free(&bd));
+    CHECK_RC(MPI_Comm_free(&sp));
+    for (int i = 0; i < 3; i++)
+        if (extra[i] != MPI_COMM_NULL)
+            CHECK_RC(MPI_Comm_free(&extra[i]));
+    free(rev);
+
+    /* an intercommunicator (evens and odds), idup started at different times
+     * in each group */
+    if (size >= 2) {
+        MPI_Comm half, ic, icd;
+        CHECK_RC(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half));
+        CHECK_RC(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 21, &ic));
+        if (rank % 2) {
+            CHECK_RC(MPI_Barrier(half));
+            CHECK_RC(MPI_Comm_idup(ic, &icd, &r));
+        } else {
+            CHECK_RC(MPI_Comm_idup(ic, &icd, &r));
+            CHECK_RC(MPI_Barrier(half));
+        }
+        CHECK_RC(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        int lsum = -1, rsz, want = 0;
+        CHECK_RC(MPI_Comm_remote_size(icd, &rsz));
+        for (int i = 0; i < size; i++)
+            if (i % 2 != rank % 2)
+                want += i;
+        CHECK_RC(MPI_Allreduce(&rank, &lsum, 1, MPI_INT, MPI_SUM, icd));
+        CHECK(lsum == want, "Allreduce on an idup'ed intercommunicator: %d, expected %d", lsum, want);
+        CHECK_RC(MPI_Comm_free(&icd));
+        CHECK_RC(MPI_Comm_free(&ic));
+        CHECK_RC(MPI_Comm_free(&half));
+    }
     CHECK_RC(MPI_Comm_free(&c));
     free(ref);
 }
