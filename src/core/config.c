@@ -58,6 +58,11 @@ static const struct config_var vars[] = {
      "Diagnostics on stderr: 1 decisions (transports, single copy), 2 more."},
     {"FERRY_OVERSUBSCRIBE", &ferry_cfg.oversubscribe, -1, -1, 1,
      "Idle ranks sleep on a futex instead of polling: -1 when local ranks outnumber their CPUs, 0 never, 1 always."},
+    {"FERRY_OVERSUB_SPIN", &ferry_cfg.oversub_spin, 64, 0, 1L << 40,
+     "Oversubscribed: empty progress polls a waiting rank makes before it starts yielding the CPU."},
+    {"FERRY_OVERSUB_YIELDS", &ferry_cfg.oversub_yields, 16, 0, 1L << 40,
+     "Oversubscribed: sched_yield calls a waiting rank makes (letting the peers it waits for run) before it "
+     "sleeps on its futex until a sender rings it."},
     {"FERRY_SHM_BACKEND", &ferry_cfg.shm_backend, FERRY_SHM_BACKEND_MEMFD, 0, 0,
      "Where shared memory comes from: memfd (anonymous, handed over a UNIX socket; independent of /dev/shm) "
      "or posix (shm_open in /dev/shm).", "memfd,posix"},

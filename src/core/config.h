@@ -21,6 +21,8 @@ struct ferry_config {
     long verbose;            /* diagnostic output level */
     long shm_backend;        /* enum ferry_shm_backend */
     long oversubscribe;      /* -1 detect, 0 never sleep, 1 always sleep when idle */
+    long oversub_spin;       /* oversubscribed: empty polls before a waiter starts yielding */
+    long oversub_yields;     /* oversubscribed: yields before a waiter sleeps on its futex */
     /* collectives (coll/): an algorithm name per collective forces that
      * algorithm ("auto": the tuned table, then built-in rules) */
     const char *coll_barrier, *coll_bcast, *coll_gather, *coll_gatherv, *coll_scatter, *coll_scatterv,

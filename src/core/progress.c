@@ -29,8 +29,6 @@ int ferry_progress(void)
 
 /* Oversubscribed, a waiting rank gives the CPU away quickly: a few polls,
  * a few yields, then it sleeps until a peer rings it. */
-#define OVERSUB_SPIN 64
-#define OVERSUB_YIELDS 16
 
 void ferry_progress_wait(struct ferry_waiter *w)
 {
@@ -47,10 +45,10 @@ void ferry_progress_wait(struct ferry_waiter *w)
             sched_yield();
         return;
     }
-    if (w->idle <= OVERSUB_SPIN)
+    if (w->idle <= ferry_cfg.oversub_spin)
         return;
     /* queued sends wait for ring space, which nobody rings for: just yield */
-    if (w->idle <= OVERSUB_SPIN + OVERSUB_YIELDS || ferry_proto_sends_queued())
+    if (w->idle <= ferry_cfg.oversub_spin + ferry_cfg.oversub_yields || ferry_proto_sends_queued())
         sched_yield();
     else
         ferry_transport_shm.sleep();
