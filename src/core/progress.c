@@ -43,6 +43,8 @@ void ferry_progress_wait(struct ferry_waiter *w)
          * costs a system call, so not on every poll. */
         if (w->idle > ferry_cfg.spin && (w->idle & 255) == 0)
             sched_yield();
+        else
+            __builtin_ia32_pause();
         return;
     }
     if (w->idle <= ferry_cfg.oversub_spin)
