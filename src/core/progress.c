@@ -22,6 +22,7 @@ int ferry_progress(void)
 {
     int n = ferry_transport_shm.poll();
     n += ferry_proto_progress_sends();
+    n += ferry_proto_progress_pulls();
     for (int i = 0; i < nhooks; i++)
         n += hooks[i]();
     return n;

@@ -34,6 +34,8 @@ void ferry_proto_irecv(struct ferry_request *r);
 void ferry_proto_mrecv(struct ferry_request *r, struct ferry_unexp *u);
 /* Called by transports for every packet that arrives from world rank src. */
 void ferry_proto_receive(int src, const struct ferry_pkt *pkt);
+/* Advance single-copy pulls by one piece each; returns how many are active. */
+int ferry_proto_progress_pulls(void);
 /* Push queued packets into transports; returns how many went out. */
 int ferry_proto_progress_sends(void);
 /* Queue a control packet (CTS/FIN) to world rank peer, in order with data. */

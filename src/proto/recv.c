@@ -12,6 +12,7 @@
 #include "core/util.h"
 #include "transport/transport.h"
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 void ferry_proto_on_cts(int src, const struct ferry_pkt *pkt);
@@ -37,20 +38,62 @@ static void send_ctrl(int peer, enum ferry_pkt_type type, uint64_t sreq, uint64_
     ferry_proto_send_ctrl(peer, &p);
 }
 
-/* Single copy: pull the sender's contiguous buffer into ours, in bounded
- * pieces. Returns 0, or -errno if the transport refused (nothing is lost: the
- * caller falls back to CTS and the whole message is streamed). */
-static int pull_rndv(struct ferry_request *r, int peer, uint64_t addr, size_t n)
+/* Single copy in progress: the receiver pulls the sender's contiguous buffer
+ * one FERRY_CMA_CHUNK piece per progress call, so a large pull never holds up
+ * other traffic (or a test of another request) for longer than one piece. */
+struct pull {
+    struct ferry_request *r;
+    int peer;                 /* world rank of the sender */
+    int src, tag;             /* the message's envelope, for the status */
+    uint64_t addr, sreq;      /* sender's buffer and request cookie */
+    size_t n, done;           /* bytes to pull (capped at the receive size), pulled so far */
+    size_t msg_bytes;
+    struct pull *next;
+};
+static struct pull *pulls;
+
+static void start_cts(struct ferry_request *r, int peer, uint64_t sreq)
 {
-    const struct ferry_transport *tr = ferry_rt.peers[peer].tr;
-    char *dst = (char *)ferry_dt_contig_ptr(r->dt, r->buf);
-    size_t chunk = (size_t)ferry_cfg.cma_chunk;
-    for (size_t off = 0; off < n; off += chunk) {
-        int rc = tr->pull(peer, dst + off, addr + off, FERRY_MIN(chunk, n - off));
-        if (rc)
-            return rc;
+    send_ctrl(peer, FERRY_PKT_CTS, sreq, (uint64_t)(uintptr_t)r);
+}
+
+/* One piece of p; returns 1 when p is finished (done, or fallen back to the
+ * copy path: nothing is lost, the sender then streams the whole message). */
+static int pull_step(struct pull *p)
+{
+    const struct ferry_transport *tr = ferry_rt.peers[p->peer].tr;
+    char *dst = (char *)ferry_dt_contig_ptr(p->r->dt, p->r->buf);
+    size_t len = FERRY_MIN((size_t)ferry_cfg.cma_chunk, p->n - p->done);
+    int rc = len ? tr->pull(p->peer, dst + p->done, p->addr + p->done, len) : 0;
+    if (rc) {
+        ferry_log(1, "single copy from rank %d failed (%s); using the copy path with that rank from now on",
+                  p->peer, strerror(-rc));
+        tr->disable_pull(p->peer);
+        start_cts(p->r, p->peer, p->sreq);
+        return 1;
     }
-    return 0;
+    p->done += len;
+    if (p->done < p->n)
+        return 0;
+    send_ctrl(p->peer, FERRY_PKT_FIN, p->sreq, 0);
+    finish_recv(p->r, p->src, p->tag, p->msg_bytes);
+    return 1;
+}
+
+int ferry_proto_progress_pulls(void)
+{
+    int work = 0;
+    for (struct pull **pp = &pulls; *pp;) {
+        struct pull *p = *pp;
+        work++;
+        if (pull_step(p)) {
+            *pp = p->next;
+            free(p);
+        } else {
+            pp = &p->next;
+        }
+    }
+    return work;
 }
 
 /* The receive r matched a rendezvous message announced by an RTS. */
@@ -68,22 +111,24 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
      * copy through the rings (ladder.h) */
     if (addr && ferry_ladder_cma(bytes) && tr->pull && tr->can_pull(src_world) &&
         ferry_dt_is_contig(r->dt, r->count)) {
-        int rc = pull_rndv(r, src_world, addr, n);
-        if (rc == 0) {
-            send_ctrl(src_world, FERRY_PKT_FIN, sreq, 0);
-            finish_recv(r, src, tag, bytes);
-            return;
+        struct pull *p = ferry_xmalloc(sizeof *p);
+        *p = (struct pull){.r = r, .peer = src_world, .src = src, .tag = tag, .addr = addr, .sreq = sreq,
+                           .n = n, .msg_bytes = bytes};
+        /* the first piece now (a message of one piece completes here) */
+        if (pull_step(p)) {
+            free(p);
+        } else {
+            p->next = pulls;
+            pulls = p;
         }
-        ferry_log(1, "single copy from rank %d failed (%s); using the copy path with that rank from now on",
-                  src_world, strerror(-rc));
-        tr->disable_pull(src_world);
+        return;
     }
     if (bytes == 0) {
         send_ctrl(src_world, FERRY_PKT_FIN, sreq, 0);
         finish_recv(r, src, tag, 0);
         return;
     }
-    send_ctrl(src_world, FERRY_PKT_CTS, sreq, (uint64_t)(uintptr_t)r);
+    start_cts(r, src_world, sreq);
 }
 
 static void recv_from_unexp(struct ferry_request *r, struct ferry_unexp *u)
