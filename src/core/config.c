@@ -58,6 +58,12 @@ static const struct config_var vars[] = {
      "Diagnostics on stderr: 1 decisions (transports, single copy), 2 more."},
     {"FERRY_OVERSUBSCRIBE", &ferry_cfg.oversubscribe, -1, -1, 1,
      "Idle ranks sleep on a futex instead of polling: -1 when local ranks outnumber their CPUs, 0 never, 1 always."},
+    {"FERRY_SHM_HOT", &ferry_cfg.shm_hot, 16, 1, 1L << 20,
+     "With more local ranks than this, a poll reads only the rings of this many hot peers (recent senders "
+     "and receivers) and all others every FERRY_SHM_COLD_SCAN polls: polling cost follows the peers a rank "
+     "talks to, not the job size."},
+    {"FERRY_SHM_COLD_SCAN", &ferry_cfg.shm_cold_scan, 16, 1, 1L << 20,
+     "Polls between reads of the rings of peers that are not hot (see FERRY_SHM_HOT)."},
     {"FERRY_OVERSUB_SPIN", &ferry_cfg.oversub_spin, 64, 0, 1L << 40,
      "Oversubscribed: empty progress polls a waiting rank makes before it starts yielding the CPU."},
     {"FERRY_OVERSUB_YIELDS", &ferry_cfg.oversub_yields, 16, 0, 1L << 40,

@@ -20,6 +20,8 @@ struct ferry_config {
     long spin;               /* empty progress polls before a waiting rank yields the CPU */
     long verbose;            /* diagnostic output level */
     long shm_backend;        /* enum ferry_shm_backend */
+    long shm_hot;            /* rings polled on every poll (hot peers) when there are more local ranks */
+    long shm_cold_scan;      /* every this many polls, all other rings too */
     long oversubscribe;      /* -1 detect, 0 never sleep, 1 always sleep when idle */
     long oversub_spin;       /* oversubscribed: empty polls before a waiter starts yielding */
     long oversub_yields;     /* oversubscribed: yields before a waiter sleeps on its futex */

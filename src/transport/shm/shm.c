@@ -58,6 +58,12 @@ static struct {
     struct shm_out *out;        /* by world rank (only local peers used) */
     unsigned char *pull_ok;     /* by world rank */
     int may_sleep;              /* node is oversubscribed: producers must check doorbells */
+    /* hot peers (local indices), see make_hot() */
+    int hot_max, nhot;
+    uint32_t *hot;              /* [hot_max] */
+    int *hot_of;                /* by local index: slot in hot[], or -1 */
+    uint64_t *hot_seen;         /* [hot_max]: poll count of the slot's last traffic */
+    uint64_t polls;
 } shm;
 
 /* Automatic ring sizes: budget / local ranks within these bounds. The floor
@@ -155,6 +161,12 @@ static int shm_init(void)
     shm.in = ferry_xcalloc((size_t)nlocal, sizeof *shm.in);
     shm.out = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *shm.out);
     shm.pull_ok = ferry_xcalloc((size_t)ferry_rt.world_size, 1);
+    shm.hot_max = (int)FERRY_MIN((long)nlocal, ferry_cfg.shm_hot);
+    shm.hot = ferry_xcalloc((size_t)shm.hot_max + 1, sizeof *shm.hot);
+    shm.hot_seen = ferry_xcalloc((size_t)shm.hot_max + 1, sizeof *shm.hot_seen);
+    shm.hot_of = ferry_xmalloc((size_t)nlocal * sizeof *shm.hot_of);
+    for (int i = 0; i < nlocal; i++)
+        shm.hot_of[i] = -1;
 
     if (ferry_cfg.cma != 0)
         prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);   /* Yama ptrace_scope=1 */
@@ -206,32 +218,88 @@ static void shm_finalize(void)
     free(shm.in);
     free(shm.out);
     free(shm.pull_ok);
+    free(shm.hot);
+    free(shm.hot_seen);
+    free(shm.hot_of);
     memset(&shm, 0, sizeof shm);
+}
+
+/* Drain ring i; returns the packets handled. */
+static int poll_ring(uint32_t i)
+{
+    int handled = 0;
+    struct shm_in *in = &shm.in[i];
+    uint64_t head = __atomic_load_n(&in->ctl->head, __ATOMIC_ACQUIRE);
+    while (in->tail < head) {
+        uint64_t off = in->tail % shm.ring_bytes;
+        const struct ferry_pkt *pkt = (const struct ferry_pkt *)(in->data + off);
+        /* more than a header arrived: fetch the next few lines while the
+         * header's line is on its way, so the transfers overlap (a small
+         * message's payload; they stop at head and at the ring's end) */
+        for (uint64_t l = 64; l < 256 && l < head - in->tail && off + l < shm.ring_bytes; l += 64)
+            __builtin_prefetch((const char *)pkt + l);
+        if (pkt->type == SHM_PKT_SKIP) {
+            in->tail += shm.ring_bytes - off;
+        } else {
+            ferry_proto_receive(in->world, pkt);
+            in->tail += shm_pkt_span(pkt->payload);
+            handled++;
+        }
+        /* done reading the packet: hand its bytes back to the producer */
+        __atomic_store_n(&in->ctl->tail, in->tail, __ATOMIC_RELEASE);
+    }
+    return handled;
+}
+
+/* Hot peers: with many local ranks, every poll reads the rings of at most
+ * FERRY_SHM_HOT peers (those that sent to us or that we sent to lately), and
+ * only every FERRY_SHM_COLD_SCAN-th poll reads all the others; a cold ring
+ * found with data becomes hot, replacing the one idle longest. Polling cost
+ * then follows the peers a rank talks to, not the job size; a message from a
+ * cold peer waits at most one scan interval longer. */
+static void make_hot(uint32_t i)
+{
+    if (shm.hot_of[i] >= 0) {
+        shm.hot_seen[shm.hot_of[i]] = shm.polls;
+        return;
+    }
+    int slot = 0;
+    if (shm.nhot < shm.hot_max) {
+        slot = shm.nhot++;
+    } else {
+        for (int k = 1; k < shm.nhot; k++)
+            if (shm.hot_seen[k] < shm.hot_seen[slot])
+                slot = k;
+        shm.hot_of[shm.hot[slot]] = -1;
+    }
+    shm.hot[slot] = i;
+    shm.hot_of[i] = slot;
+    shm.hot_seen[slot] = shm.polls;
 }
 
 static int shm_poll(void)
 {
     int handled = 0;
-    for (uint32_t i = 0; i < shm.nlocal; i++) {
-        struct shm_in *in = &shm.in[i];
-        uint64_t head = __atomic_load_n(&in->ctl->head, __ATOMIC_ACQUIRE);
-        while (in->tail < head) {
-            uint64_t off = in->tail % shm.ring_bytes;
-            const struct ferry_pkt *pkt = (const struct ferry_pkt *)(in->data + off);
-            /* more than a header arrived: fetch the next few lines while the
-             * header's line is on its way, so the transfers overlap (a small
-             * message's payload; they stop at head and at the ring's end) */
-            for (uint64_t l = 64; l < 256 && l < head - in->tail && off + l < shm.ring_bytes; l += 64)
-                __builtin_prefetch((const char *)pkt + l);
-            if (pkt->type == SHM_PKT_SKIP) {
-                in->tail += shm.ring_bytes - off;
-            } else {
-                ferry_proto_receive(in->world, pkt);
-                in->tail += shm_pkt_span(pkt->payload);
-                handled++;
-            }
-            /* done reading the packet: hand its bytes back to the producer */
-            __atomic_store_n(&in->ctl->tail, in->tail, __ATOMIC_RELEASE);
+    if (shm.nlocal <= (uint32_t)shm.hot_max) {
+        for (uint32_t i = 0; i < shm.nlocal; i++)
+            handled += poll_ring(i);
+        return handled;
+    }
+    shm.polls++;
+    for (int k = 0; k < shm.nhot; k++) {
+        int n = poll_ring(shm.hot[k]);
+        if (n)
+            shm.hot_seen[k] = shm.polls;
+        handled += n;
+    }
+    if (shm.polls % (uint64_t)ferry_cfg.shm_cold_scan == 0) {
+        for (uint32_t i = 0; i < shm.nlocal; i++) {
+            if (shm.hot_of[i] >= 0)
+                continue;
+            int n = poll_ring(i);
+            if (n)
+                make_hot(i);
+            handled += n;
         }
     }
     return handled;
@@ -265,6 +333,8 @@ static long futex(uint32_t *addr, int op, uint32_t val, const struct timespec *t
 static void shm_commit(int peer, struct ferry_pkt *pkt)
 {
     struct shm_out *o = &shm.out[peer];
+    if (FERRY_UNLIKELY(shm.nlocal > (uint32_t)shm.hot_max))
+        make_hot((uint32_t)ferry_rt.peers[peer].local);   /* a reply will come on its ring */
     o->head += shm_pkt_span(pkt->payload);
     /* publish: the packet's bytes happen-before the consumer sees head */
     __atomic_store_n(&o->ctl->head, o->head, __ATOMIC_RELEASE);
