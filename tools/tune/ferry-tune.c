@@ -111,7 +111,7 @@ static void usage(void)
 {
     if (rank == 0)
         fprintf(stderr, "usage: mpiexec -n N ferry-tune [-o FILE] [-a] [-m MAXBYTES] [-t SECONDS] [-c coll,coll,...] [-v]\n"
-                        "       mpiexec -n 2 ferry-tune --p2p [-o FILE] [-m MAXBYTES] [-v]   (point-to-point cost model)\n");
+                        "       mpiexec -n 2 ferry-tune --p2p [-o FILE] [-m MAXBYTES] [-v] [--quick]   (point-to-point cost model)\n");
 }
 
 int main(int argc, char **argv)
@@ -122,10 +122,13 @@ int main(int argc, char **argv)
     const char *out = NULL, *only = NULL;
     int append = 0, opt, p2p = 0;
     size_t maxbytes = 0;
-    static const struct option longopts[] = {{"p2p", no_argument, NULL, 'p'}, {NULL, 0, NULL, 0}};
-    while ((opt = getopt_long(argc, argv, "o:am:t:c:vhp", longopts, NULL)) != -1) {
+    int quick = 0;
+    static const struct option longopts[] = {{"p2p", no_argument, NULL, 'p'}, {"quick", no_argument, NULL, 'q'},
+                                             {NULL, 0, NULL, 0}};
+    while ((opt = getopt_long(argc, argv, "o:am:t:c:vhpq", longopts, NULL)) != -1) {
         switch (opt) {
         case 'p': p2p = 1; break;
+        case 'q': quick = 1; break;
         case 'o': out = optarg; break;
         case 'a': append = 1; break;
         case 'm': maxbytes = strtoull(optarg, NULL, 0); break;
@@ -137,7 +140,7 @@ int main(int argc, char **argv)
     }
     if (p2p) {
         int rc = ferry_tune_p2p(rank, size, out ? out : "ferry-p2p-model.txt", maxbytes ? maxbytes : 16u << 20,
-                                verbose);
+                                verbose, quick);
         MPI_Finalize();
         return rc;
     }
