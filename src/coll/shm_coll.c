@@ -14,13 +14,15 @@
  *                                    arrive  last op whose input r has posted
  *                                    red     last op whose reduced block r published
  *                                    done    last op r has finished reading
- *     char slot[n][2][slot]        rank r's data, by op parity
+ *     char data[n][2 * slot]       rank r's data, step s in area s mod depth
  *
  * Every shared-memory step on a communicator gets the next sequence number s
  * (the same on every rank: ranks start collectives in the same order); a
  * message too large for a slot is cut into chunks, one sequence number each,
- * so large operations pipeline through the two parities. A rank runs its
- * steps in order. Slot data of step s is rewritten at step s + 2 only, once
+ * so large operations pipeline. A rank's two slots are cut into `depth`
+ * step areas (FERRY_COLL_SHM_CHUNK bytes each with a CPU per rank, a slot
+ * each when oversubscribed); step s uses area s mod depth. A rank runs its
+ * steps in order. Data of step s is rewritten at step s + depth only, once
  * every rank's done >= s. Flag stores are release stores after the data,
  * flag loads acquire loads before it.
  *
@@ -80,7 +82,9 @@ struct shm_comm {
     int n, rank;
     char *base;
     size_t len;
-    size_t slot;       /* bytes of one slot (a multiple of 64) */
+    size_t slot;       /* bytes of one slot (a multiple of 64); a rank's data area is 2 slots */
+    size_t step;       /* bytes of the area one step uses (2 * slot / depth) */
+    unsigned depth;    /* steps whose data can be in flight per rank */
     uint64_t seq;      /* last sequence number handed out */
     uint64_t mydone;   /* last step this rank finished (its own done flag) */
     uint64_t safe;     /* every rank's done was >= this when last looked at */
@@ -105,7 +109,7 @@ static struct shm_line *line(struct shm_comm *m, int r)
 static char *slot(struct shm_comm *m, int r, uint64_t s)
 {
     return m->base + sizeof(struct shm_ctl) + (size_t)m->n * sizeof(struct shm_line) +
-           ((size_t)r * 2 + (s & 1)) * m->slot;
+           (size_t)r * 2 * m->slot + (size_t)(s % m->depth) * m->step;
 }
 static uint64_t get(const uint64_t *f)
 {
@@ -140,10 +144,11 @@ static int all_done(struct shm_comm *m, uint64_t s)
     m->safe = lo;
     return lo >= s;
 }
-/* may slot data of step s be written (its readers of step s - 2 are done)? */
+/* may slot data of step s be written (the readers of step s - depth, which
+ * used the same area, are done)? */
 static int writable(struct shm_comm *m, uint64_t s)
 {
-    return s < 3 || all_done(m, s - 2);
+    return s <= m->depth || all_done(m, s - m->depth);
 }
 
 static void drop(struct shm_comm *m)
@@ -275,7 +280,14 @@ static int attach(struct ferry_comm *c, struct shm_comm *m)
         return -1;
     }
     m->may_sleep = ferry_rt.oversubscribed;
-    m->scratch = ferry_xmalloc(2 * m->slot);
+    /* steps of FERRY_COLL_SHM_CHUNK bytes pipeline large messages with a CPU
+     * per rank; oversubscribed, every step is a synchronization that needs
+     * all ranks scheduled: fewer, larger ones (a slot each) */
+    size_t chunk = ferry_rt.oversubscribed ? m->slot : (size_t)ferry_cfg.coll_shm_chunk;
+    chunk = FERRY_MIN(chunk, m->slot) & ~(size_t)(FERRY_CACHELINE - 1);
+    m->depth = (unsigned)(2 * m->slot / FERRY_MAX(chunk, (size_t)4096));
+    m->step = 2 * m->slot / m->depth & ~(size_t)(FERRY_CACHELINE - 1);
+    m->scratch = ferry_xmalloc(2 * m->step);
     return 0;
 }
 
@@ -427,18 +439,26 @@ static const void *contrib(const struct ferry_coll_args *a)
     return a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
 }
 
+#define FOLD_BLOCK 8192   /* bytes of the result reduced at a time */
+
 /* d = x[0] op (x[1] op ... x[n-1]) over n units, where x[i] is slot i's chunk
  * or, for rank `self` when own != NULL, own. */
 static void fold(struct shm_op *o, uint64_t s, size_t uoff, const void *own, int self, void *d, size_t nu)
 {
     struct shm_comm *m = o->m;
     size_t e = o->unit->size;
-    const void *x = m->n - 1 == self && own ? own : slot(m, m->n - 1, s) + uoff;
-    if (x != d)
-        memcpy(d, x, nu * e);
-    for (int i = m->n - 2; i >= 0; i--) {
-        x = i == self && own ? own : slot(m, i, s) + uoff;
-        ferry_op_apply(o->a.op, x, d, nu, o->unit);
+    /* block by block, so that d stays in L1 across the n inputs */
+    size_t bu = FERRY_MAX((size_t)FOLD_BLOCK / e, (size_t)1);
+    for (size_t u0 = 0; u0 < nu; u0 += bu) {
+        size_t k = FERRY_MIN(bu, nu - u0), bo = u0 * e;
+        char *db = (char *)d + bo;
+        const char *x = m->n - 1 == self && own ? (const char *)own : slot(m, m->n - 1, s) + uoff;
+        if (x + bo != db)
+            memcpy(db, x + bo, k * e);
+        for (int i = m->n - 2; i >= 0; i--) {
+            x = i == self && own ? (const char *)own : slot(m, i, s) + uoff;
+            ferry_op_apply(o->a.op, x + bo, db, k, o->unit);
+        }
     }
 }
 
@@ -467,8 +487,8 @@ static int reduce_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
     } else if (in_place && contig && root == m->n - 1) {
         own = d;   /* the fold starts from it */
     } else {
-        get_bytes(contrib(a), a->rcount, a->rdt, off, m->scratch + m->slot, len);
-        own = m->scratch + m->slot;
+        get_bytes(contrib(a), a->rcount, a->rdt, off, m->scratch + m->step, len);
+        own = m->scratch + m->step;
     }
     fold(o, s, 0, own, root, d, len / o->unit->size);
     if (!contig)
@@ -693,7 +713,7 @@ static void op_init(struct shm_op *o, struct shm_comm *m, enum ferry_coll_kind k
     o->kind = kind;
     o->a = *a;
     int n = m->n, me = m->rank;
-    size_t sl = m->slot;
+    size_t sl = m->step;
     switch (kind) {
     case FERRY_COLL_BARRIER:
         o->chunk = 1;

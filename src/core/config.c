@@ -82,6 +82,10 @@ static const struct config_var vars[] = {
     {"FERRY_COLL_SHM_SLOT", &ferry_cfg.coll_shm_slot, 128 * 1024, 4096, 1L << 30,
      "Bytes of each rank's slot (two per rank) in a communicator's collective segment; larger messages "
      "are pipelined through it in chunks. Halved per doubling of ranks above 8 (down to 16 KiB)."},
+    {"FERRY_COLL_SHM_CHUNK", &ferry_cfg.coll_shm_chunk, 32 * 1024, 4096, 1L << 30,
+     "With a CPU per rank: bytes per step of a shared-memory collective (a rank's two slots hold "
+     "2 * slot / chunk steps in flight, so that copy-in and copy-out of large messages overlap). "
+     "Oversubscribed, a step is a whole slot."},
     {"FERRY_COLL_SHM_MAX", &ferry_cfg.coll_shm_max, 16384, 0, 1L << 40,
      "Default rules with a CPU per rank: bcast, gather, scatter, allgather and alltoall up to this many bytes "
      "per rank use shared memory (above, single-copy point-to-point algorithms move the data in one copy)."},
