@@ -8,6 +8,7 @@
 #define MAX_HOOKS 8
 static ferry_progress_hook hooks[MAX_HOOKS];
 static int nhooks;
+int ferry_progress_unrung;
 
 void ferry_progress_add_hook(ferry_progress_hook fn)
 {
@@ -49,8 +50,9 @@ void ferry_progress_wait(struct ferry_waiter *w)
     }
     if (w->idle <= OVERSUB_SPIN)
         return;
-    /* queued sends wait for ring space, which nobody rings for: just yield */
-    if (w->idle <= OVERSUB_SPIN + OVERSUB_YIELDS || ferry_proto_sends_queued())
+    /* queued sends wait for ring space and nonblocking shared-memory
+     * collectives for flags, which nobody rings for: just yield */
+    if (w->idle <= OVERSUB_SPIN + OVERSUB_YIELDS || ferry_progress_unrung || ferry_proto_sends_queued())
         sched_yield();
     else
         ferry_transport_shm.sleep();
