@@ -11,9 +11,11 @@
  *
  *     struct shm_ctl               futex word and sleeper count (oversubscribed)
  *     struct shm_line line[n]      rank r writes only line[r]:
- *                                    arrive  last op whose input r has posted
  *                                    red     last op whose reduced block r published
  *                                    done    last op r has finished reading
+ *     struct shm_post post[n][depth]  rank r's post of step s in post[r][s mod depth]:
+ *                                    seq     last op whose input r has posted there
+ *                                    data    that input, if it fits (56 bytes)
  *     char data[n][2 * slot]       rank r's data, step s in area s mod depth
  *
  * Every shared-memory step on a communicator gets the next sequence number s
