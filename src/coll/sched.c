@@ -324,8 +324,12 @@ static int busy;
 
 static int progress_hook(void)
 {
-    if (busy || !running)
+    if (busy)
         return 0;
+    if (!running) {
+        ferry_progress_unrung = 0;
+        return 0;
+    }
     busy = 1;
     int work = 0;
     polls_waiting = 0;
@@ -341,15 +345,11 @@ static int progress_hook(void)
         }
     }
     busy = 0;
-    if (!work && polls_waiting && ferry_rt.oversubscribed) {
-        /* Waiting on shared-memory flags, which no doorbell announces: keep
-         * the caller from sleeping on the transport, but let the peers that
-         * will set them run. (With a CPU per rank the caller's own spin-then-
-         * yield policy applies: a yield here would hand a busy machine's CPU
-         * to another process for a whole time slice.) */
-        sched_yield();
-        return 1;
-    }
+    /* Waiting on shared-memory flags, which no doorbell announces: a waiting
+     * caller must not sleep on the transport; it yields (oversubscribed)
+     * under its own wait policy. No yield here: MPI_Test polls from a
+     * compute loop must not give the CPU away. */
+    ferry_progress_unrung = polls_waiting;
     return work;
 }
 

@@ -11,16 +11,20 @@
  *
  *     struct shm_ctl               futex word and sleeper count (oversubscribed)
  *     struct shm_line line[n]      rank r writes only line[r]:
- *                                    arrive  last op whose input r has posted
  *                                    red     last op whose reduced block r published
  *                                    done    last op r has finished reading
- *     char slot[n][2][slot]        rank r's data, by op parity
+ *     struct shm_post post[n][depth]  rank r's post of step s in post[r][s mod depth]:
+ *                                    seq     last op whose input r has posted there
+ *                                    data    that input, if it fits (56 bytes)
+ *     char data[n][2 * slot]       rank r's data, step s in area s mod depth
  *
  * Every shared-memory step on a communicator gets the next sequence number s
  * (the same on every rank: ranks start collectives in the same order); a
  * message too large for a slot is cut into chunks, one sequence number each,
- * so large operations pipeline through the two parities. A rank runs its
- * steps in order. Slot data of step s is rewritten at step s + 2 only, once
+ * so large operations pipeline. A rank's two slots are cut into `depth`
+ * step areas (FERRY_COLL_SHM_CHUNK bytes each with a CPU per rank, a slot
+ * each when oversubscribed); step s uses area s mod depth. A rank runs its
+ * steps in order. Data of step s is rewritten at step s + depth only, once
  * every rank's done >= s. Flag stores are release stores after the data,
  * flag loads acquire loads before it.
  *
@@ -58,9 +62,18 @@
 #include <unistd.h>
 
 struct shm_line {
-    uint64_t arrive, red, done;
-    char pad[FERRY_CACHELINE - 3 * sizeof(uint64_t)];
+    uint64_t red, done;
+    char pad[FERRY_CACHELINE - 2 * sizeof(uint64_t)];
 };
+
+/* Rank r's post of step s: the step's sequence number once r's input is
+ * there, and the input itself when it fits (one cache line carries both). */
+#define POST_BYTES (FERRY_CACHELINE - sizeof(uint64_t))
+struct shm_post {
+    uint64_t seq;
+    char data[POST_BYTES];
+};
+static_assert(sizeof(struct shm_post) == FERRY_CACHELINE, "one post line");
 static_assert(sizeof(struct shm_line) == FERRY_CACHELINE, "one flag line per rank");
 
 struct shm_ctl {
@@ -80,7 +93,9 @@ struct shm_comm {
     int n, rank;
     char *base;
     size_t len;
-    size_t slot;       /* bytes of one slot (a multiple of 64) */
+    size_t slot;       /* bytes of one slot (a multiple of 64); a rank's data area is 2 slots */
+    size_t step;       /* bytes of the area one step uses (2 * slot / depth) */
+    unsigned depth;    /* steps whose data can be in flight per rank */
     uint64_t seq;      /* last sequence number handed out */
     uint64_t mydone;   /* last step this rank finished (its own done flag) */
     uint64_t safe;     /* every rank's done was >= this when last looked at */
@@ -102,10 +117,20 @@ static struct shm_line *line(struct shm_comm *m, int r)
 {
     return (struct shm_line *)(m->base + sizeof(struct shm_ctl)) + r;
 }
+static struct shm_post *post(struct shm_comm *m, int r, uint64_t s)
+{
+    return (struct shm_post *)(m->base + sizeof(struct shm_ctl) + (size_t)m->n * sizeof(struct shm_line)) +
+           (size_t)r * m->depth + s % m->depth;
+}
+/* r's arrive flag of step s: the last step whose input r has posted in that post line */
+static uint64_t *arrive(struct shm_comm *m, int r, uint64_t s)
+{
+    return &post(m, r, s)->seq;
+}
 static char *slot(struct shm_comm *m, int r, uint64_t s)
 {
-    return m->base + sizeof(struct shm_ctl) + (size_t)m->n * sizeof(struct shm_line) +
-           ((size_t)r * 2 + (s & 1)) * m->slot;
+    return m->base + sizeof(struct shm_ctl) + (size_t)m->n * (sizeof(struct shm_line) + m->depth * sizeof(struct shm_post)) +
+           (size_t)r * 2 * m->slot + (size_t)(s % m->depth) * m->step;
 }
 static uint64_t get(const uint64_t *f)
 {
@@ -140,10 +165,11 @@ static int all_done(struct shm_comm *m, uint64_t s)
     m->safe = lo;
     return lo >= s;
 }
-/* may slot data of step s be written (its readers of step s - 2 are done)? */
+/* may slot data of step s be written (the readers of step s - depth, which
+ * used the same area, are done)? */
 static int writable(struct shm_comm *m, uint64_t s)
 {
-    return s < 3 || all_done(m, s - 2);
+    return s <= m->depth || all_done(m, s - m->depth);
 }
 
 static void drop(struct shm_comm *m)
@@ -246,7 +272,15 @@ static int attach(struct ferry_comm *c, struct shm_comm *m)
     job[i] = 0;
     snprintf(name, sizeof name, "/ferry-%s-c%u-%u", job, (unsigned)c->ctx, (unsigned)c->coll_seq);
     m->slot = slot_bytes(c->size);
-    m->len = sizeof(struct shm_ctl) + (size_t)c->size * sizeof(struct shm_line) + (size_t)c->size * 2 * m->slot;
+    /* steps of FERRY_COLL_SHM_CHUNK bytes pipeline large messages with a CPU
+     * per rank; oversubscribed, every step is a synchronization that needs
+     * all ranks scheduled: fewer, larger ones (a slot each) */
+    size_t chunk = ferry_rt.oversubscribed ? m->slot : (size_t)ferry_cfg.coll_shm_chunk;
+    chunk = FERRY_MIN(chunk, m->slot) & ~(size_t)(FERRY_CACHELINE - 1);
+    m->depth = (unsigned)(2 * m->slot / FERRY_MAX(chunk, (size_t)4096));
+    m->step = 2 * m->slot / m->depth & ~(size_t)(FERRY_CACHELINE - 1);
+    m->len = sizeof(struct shm_ctl) + (size_t)c->size * (sizeof(struct shm_line) + m->depth * sizeof(struct shm_post)) +
+             (size_t)c->size * 2 * m->slot;
     int fd = -1, ok = 1;
     if (c->rank == 0) {
         fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
@@ -275,7 +309,7 @@ static int attach(struct ferry_comm *c, struct shm_comm *m)
         return -1;
     }
     m->may_sleep = ferry_rt.oversubscribed;
-    m->scratch = ferry_xmalloc(2 * m->slot);
+    m->scratch = ferry_xmalloc(2 * m->step);
     return 0;
 }
 
@@ -328,7 +362,14 @@ static long size_limit(enum ferry_coll_kind kind)
     case FERRY_COLL_BARRIER: return LONG_MAX;
     case FERRY_COLL_REDUCE:
     case FERRY_COLL_ALLREDUCE: return ferry_cfg.coll_shm_reduce_max;
-    default: return ferry_rt.oversubscribed ? ferry_cfg.coll_shm_oversub_max : ferry_cfg.coll_shm_max;
+    default:
+        if (ferry_rt.oversubscribed)
+            return ferry_cfg.coll_shm_oversub_max;
+        if (kind == FERRY_COLL_GATHER)
+            return ferry_cfg.coll_shm_gather_max;
+        if (kind == FERRY_COLL_ALLGATHER)
+            return ferry_cfg.coll_shm_allgather_max;
+        return ferry_cfg.coll_shm_max;
     }
 }
 
@@ -367,7 +408,14 @@ struct shm_op {
     int nchunks, k;                /* chunks, current chunk */
     int phase, idx;                /* position inside the current chunk */
     int big;                       /* allreduce: reduce-scatter + allgather */
+    int inl;                       /* the data of each rank's (single) step rides in its post line */
 };
+
+/* Where rank r's data of step s is. */
+static char *area(const struct shm_op *o, int r, uint64_t s)
+{
+    return o->inl ? post(o->m, r, s)->data : slot(o->m, r, s);
+}
 
 /* Bytes [off, off + len) of the packed stream of (buf, count, dt) to out. */
 static void get_bytes(const void *buf, size_t count, struct ferry_datatype *dt, size_t off, void *out, size_t len)
@@ -394,12 +442,12 @@ static int barrier_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
 {
     struct shm_comm *m = o->m;
     if (o->phase == 0) {
-        put(m, &line(m, m->rank)->arrive, s);
+        put(m, arrive(m, m->rank, s), s);
         o->phase = 1;
         o->idx = 0;
     }
     for (; o->idx < m->n; o->idx++)
-        if (get(&line(m, o->idx)->arrive) < s)
+        if (get(arrive(m, o->idx, s)) < s)
             return 0;
     return 1;
 }
@@ -411,13 +459,13 @@ static int bcast_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
     if (m->rank == a->root) {
         if (!writable(m, s))
             return 0;
-        get_bytes(a->rbuf, a->rcount, a->rdt, off, slot(m, m->rank, s), len);
-        put(m, &line(m, m->rank)->arrive, s);
+        get_bytes(a->rbuf, a->rcount, a->rdt, off, area(o, m->rank, s), len);
+        put(m, arrive(m, m->rank, s), s);
         return 1;
     }
-    if (get(&line(m, a->root)->arrive) < s)
+    if (get(arrive(m, a->root, s)) < s)
         return 0;
-    put_bytes(a->rbuf, a->rcount, a->rdt, off, slot(m, a->root, s), len);
+    put_bytes(a->rbuf, a->rcount, a->rdt, off, area(o, a->root, s), len);
     return 1;
 }
 
@@ -427,18 +475,26 @@ static const void *contrib(const struct ferry_coll_args *a)
     return a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
 }
 
+#define FOLD_BLOCK 8192   /* bytes of the result reduced at a time */
+
 /* d = x[0] op (x[1] op ... x[n-1]) over n units, where x[i] is slot i's chunk
  * or, for rank `self` when own != NULL, own. */
 static void fold(struct shm_op *o, uint64_t s, size_t uoff, const void *own, int self, void *d, size_t nu)
 {
     struct shm_comm *m = o->m;
     size_t e = o->unit->size;
-    const void *x = m->n - 1 == self && own ? own : slot(m, m->n - 1, s) + uoff;
-    if (x != d)
-        memcpy(d, x, nu * e);
-    for (int i = m->n - 2; i >= 0; i--) {
-        x = i == self && own ? own : slot(m, i, s) + uoff;
-        ferry_op_apply(o->a.op, x, d, nu, o->unit);
+    /* block by block, so that d stays in L1 across the n inputs */
+    size_t bu = FERRY_MAX((size_t)FOLD_BLOCK / e, (size_t)1);
+    for (size_t u0 = 0; u0 < nu; u0 += bu) {
+        size_t k = FERRY_MIN(bu, nu - u0), bo = u0 * e;
+        char *db = (char *)d + bo;
+        const char *x = m->n - 1 == self && own ? (const char *)own : area(o, m->n - 1, s) + uoff;
+        if (x + bo != db)
+            memcpy(db, x + bo, k * e);
+        for (int i = m->n - 2; i >= 0; i--) {
+            x = i == self && own ? (const char *)own : area(o, i, s) + uoff;
+            ferry_op_apply(o->a.op, x + bo, db, k, o->unit);
+        }
     }
 }
 
@@ -450,12 +506,12 @@ static int reduce_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
     if (me != root) {
         if (!writable(m, s))
             return 0;
-        get_bytes(contrib(a), a->rcount, a->rdt, off, slot(m, me, s), len);
-        put(m, &line(m, me)->arrive, s);
+        get_bytes(contrib(a), a->rcount, a->rdt, off, area(o, me, s), len);
+        put(m, arrive(m, me, s), s);
         return 1;
     }
     for (; o->idx < m->n; o->idx++)
-        if (o->idx != root && get(&line(m, o->idx)->arrive) < s)
+        if (o->idx != root && get(arrive(m, o->idx, s)) < s)
             return 0;
     /* own input: in place it is the result buffer, which the fold overwrites
      * first unless this is the last rank */
@@ -467,8 +523,8 @@ static int reduce_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
     } else if (in_place && contig && root == m->n - 1) {
         own = d;   /* the fold starts from it */
     } else {
-        get_bytes(contrib(a), a->rcount, a->rdt, off, m->scratch + m->slot, len);
-        own = m->scratch + m->slot;
+        get_bytes(contrib(a), a->rcount, a->rdt, off, m->scratch + m->step, len);
+        own = m->scratch + m->step;
     }
     fold(o, s, 0, own, root, d, len / o->unit->size);
     if (!contig)
@@ -486,21 +542,21 @@ static int allreduce_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
         if (!writable(m, s))
             return 0;
         if (!o->big) {
-            get_bytes(contrib(a), a->rcount, a->rdt, off, slot(m, me, s), len);
+            get_bytes(contrib(a), a->rcount, a->rdt, off, area(o, me, s), len);
         } else {
             /* the others need every block of this rank's input but its own */
             size_t nu = len / e, b = (nu + n - 1) / n;
             size_t lo = FERRY_MIN((size_t)me * b, nu), hi = FERRY_MIN(lo + b, nu);
-            get_bytes(contrib(a), a->rcount, a->rdt, off, slot(m, me, s), lo * e);
-            get_bytes(contrib(a), a->rcount, a->rdt, off + hi * e, slot(m, me, s) + hi * e, (nu - hi) * e);
+            get_bytes(contrib(a), a->rcount, a->rdt, off, area(o, me, s), lo * e);
+            get_bytes(contrib(a), a->rcount, a->rdt, off + hi * e, area(o, me, s) + hi * e, (nu - hi) * e);
         }
-        put(m, &line(m, me)->arrive, s);
+        put(m, arrive(m, me, s), s);
         o->phase = 1;
         o->idx = 0;
     }
     if (o->phase == 1) {
         for (; o->idx < n; o->idx++)
-            if (get(&line(m, o->idx)->arrive) < s)
+            if (get(arrive(m, o->idx, s)) < s)
                 return 0;
         size_t nu = len / e;
         if (!o->big) {
@@ -521,7 +577,7 @@ static int allreduce_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
                 get_bytes(contrib(a), a->rcount, a->rdt, off + lo * e, m->scratch, (hi - lo) * e);
                 own = m->scratch;
             }
-            fold(o, s, lo * e, own, me, slot(m, me, s) + o->cu, hi - lo);
+            fold(o, s, lo * e, own, me, area(o, me, s) + o->cu, hi - lo);
         }
         put(m, &line(m, me)->red, s);
         o->phase = 2;
@@ -533,7 +589,7 @@ static int allreduce_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
         if (get(&line(m, i)->red) < s)
             return 0;
         size_t lo = FERRY_MIN((size_t)i * b, nu), hi = FERRY_MIN(lo + b, nu);
-        put_bytes(a->rbuf, a->rcount, a->rdt, off + lo * e, slot(m, i, s) + o->cu, (hi - lo) * e);
+        put_bytes(a->rbuf, a->rcount, a->rdt, off + lo * e, area(o, i, s) + o->cu, (hi - lo) * e);
     }
     return 1;
 }
@@ -560,8 +616,8 @@ static int gather_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
     if (me != root) {
         if (!writable(m, s))
             return 0;
-        get_bytes(a->sbuf, a->scount, a->sdt, off, slot(m, me, s), len);
-        put(m, &line(m, me)->arrive, s);
+        get_bytes(a->sbuf, a->scount, a->sdt, off, area(o, me, s), len);
+        put(m, arrive(m, me, s), s);
         return 1;
     }
     if (o->phase == 0) {
@@ -575,9 +631,9 @@ static int gather_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
         int i = o->idx;
         if (i == root)
             continue;
-        if (get(&line(m, i)->arrive) < s)
+        if (get(arrive(m, i, s)) < s)
             return 0;
-        put_bytes(blk(a->rbuf, (size_t)i, a->rcount, a->rdt), a->rcount, a->rdt, off, slot(m, i, s), len);
+        put_bytes(blk(a->rbuf, (size_t)i, a->rcount, a->rdt), a->rcount, a->rdt, off, area(o, i, s), len);
     }
     return 1;
 }
@@ -593,16 +649,16 @@ static int scatter_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
         for (int i = 0; i < m->n; i++)
             if (i != root)
                 get_bytes(blk(a->sbuf, (size_t)i, a->scount, a->sdt), a->scount, a->sdt, off,
-                          slot(m, me, s) + (size_t)i * o->chunk, len);
-        put(m, &line(m, me)->arrive, s);
+                          area(o, me, s) + (size_t)i * o->chunk, len);
+        put(m, arrive(m, me, s), s);
         if (a->rbuf != MPI_IN_PLACE)
             copy_block(m, blk(a->sbuf, (size_t)me, a->scount, a->sdt), a->scount, a->sdt, a->rbuf, a->rcount,
                        a->rdt, off, len);
         return 1;
     }
-    if (get(&line(m, root)->arrive) < s)
+    if (get(arrive(m, root, s)) < s)
         return 0;
-    put_bytes(a->rbuf, a->rcount, a->rdt, off, slot(m, root, s) + (size_t)me * o->chunk, len);
+    put_bytes(a->rbuf, a->rcount, a->rdt, off, area(o, root, s) + (size_t)me * o->chunk, len);
     return 1;
 }
 
@@ -614,13 +670,13 @@ static int allgather_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
     if (o->phase == 0) {
         if (!writable(m, s))
             return 0;
-        char *mine = slot(m, me, s);
+        char *mine = area(o, me, s);
         if (a->sbuf == MPI_IN_PLACE) {
             get_bytes(blk(a->rbuf, (size_t)me, a->rcount, a->rdt), a->rcount, a->rdt, off, mine, len);
-            put(m, &line(m, me)->arrive, s);
+            put(m, arrive(m, me, s), s);
         } else {
             get_bytes(a->sbuf, a->scount, a->sdt, off, mine, len);
-            put(m, &line(m, me)->arrive, s);
+            put(m, arrive(m, me, s), s);
             put_bytes(blk(a->rbuf, (size_t)me, a->rcount, a->rdt), a->rcount, a->rdt, off, mine, len);
         }
         o->phase = 1;
@@ -628,9 +684,9 @@ static int allgather_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
     }
     for (; o->idx < n; o->idx++) {
         int i = (me + o->idx) % n;
-        if (get(&line(m, i)->arrive) < s)
+        if (get(arrive(m, i, s)) < s)
             return 0;
-        put_bytes(blk(a->rbuf, (size_t)i, a->rcount, a->rdt), a->rcount, a->rdt, off, slot(m, i, s), len);
+        put_bytes(blk(a->rbuf, (size_t)i, a->rcount, a->rdt), a->rcount, a->rdt, off, area(o, i, s), len);
     }
     return 1;
 }
@@ -647,11 +703,11 @@ static int alltoall_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
         const void *sb = in_place ? a->rbuf : a->sbuf;
         size_t sc = in_place ? a->rcount : a->scount;
         struct ferry_datatype *st = in_place ? a->rdt : a->sdt;
-        char *mine = slot(m, me, s);
+        char *mine = area(o, me, s);
         for (int j = 0; j < n; j++)
             if (j != me)
                 get_bytes(blk(sb, (size_t)j, sc, st), sc, st, off, mine + (size_t)j * o->chunk, len);
-        put(m, &line(m, me)->arrive, s);
+        put(m, arrive(m, me, s), s);
         if (!in_place)
             copy_block(m, blk(sb, (size_t)me, sc, st), sc, st, blk(a->rbuf, (size_t)me, a->rcount, a->rdt),
                        a->rcount, a->rdt, off, len);
@@ -660,10 +716,10 @@ static int alltoall_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
     }
     for (; o->idx < n; o->idx++) {
         int i = (me + o->idx) % n;
-        if (get(&line(m, i)->arrive) < s)
+        if (get(arrive(m, i, s)) < s)
             return 0;
         put_bytes(blk(a->rbuf, (size_t)i, a->rcount, a->rdt), a->rcount, a->rdt, off,
-                  slot(m, i, s) + (size_t)me * o->chunk, len);
+                  area(o, i, s) + (size_t)me * o->chunk, len);
     }
     return 1;
 }
@@ -693,7 +749,7 @@ static void op_init(struct shm_op *o, struct shm_comm *m, enum ferry_coll_kind k
     o->kind = kind;
     o->a = *a;
     int n = m->n, me = m->rank;
-    size_t sl = m->slot;
+    size_t sl = m->step;
     switch (kind) {
     case FERRY_COLL_BARRIER:
         o->chunk = 1;
@@ -734,6 +790,13 @@ static void op_init(struct shm_op *o, struct shm_comm *m, enum ferry_coll_kind k
         break;
     default:
         break;
+    }
+    /* a small call's data rides in the post lines (scatter and alltoall post
+     * n blocks) */
+    size_t need = kind == FERRY_COLL_SCATTER || kind == FERRY_COLL_ALLTOALL ? o->total * (size_t)n : o->total;
+    if (kind != FERRY_COLL_BARRIER && need <= POST_BYTES && !o->big) {
+        o->inl = 1;
+        o->chunk = o->total ? o->total : 1;
     }
     o->nchunks = o->total ? (int)((o->total + o->chunk - 1) / o->chunk) : 1;
     o->seq0 = m->seq + 1;

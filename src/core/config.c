@@ -100,9 +100,18 @@ static const struct config_var vars[] = {
     {"FERRY_COLL_SHM_SLOT", &ferry_cfg.coll_shm_slot, 128 * 1024, 4096, 1L << 30,
      "Bytes of each rank's slot (two per rank) in a communicator's collective segment; larger messages "
      "are pipelined through it in chunks. Halved per doubling of ranks above 8 (down to 16 KiB)."},
-    {"FERRY_COLL_SHM_MAX", &ferry_cfg.coll_shm_max, 16384, 0, 1L << 40,
-     "Default rules with a CPU per rank: bcast, gather, scatter, allgather and alltoall up to this many bytes "
-     "per rank use shared memory (above, single-copy point-to-point algorithms move the data in one copy)."},
+    {"FERRY_COLL_SHM_CHUNK", &ferry_cfg.coll_shm_chunk, 32 * 1024, 4096, 1L << 30,
+     "With a CPU per rank: bytes per step of a shared-memory collective (a rank's two slots hold "
+     "2 * slot / chunk steps in flight, so that copy-in and copy-out of large messages overlap). "
+     "Oversubscribed, a step is a whole slot."},
+    {"FERRY_COLL_SHM_MAX", &ferry_cfg.coll_shm_max, 32768, 0, 1L << 40,
+     "Default rules with a CPU per rank: bcast, scatter and alltoall up to this many bytes per rank use "
+     "shared memory (above, single-copy point-to-point algorithms move the data in one copy)."},
+    {"FERRY_COLL_SHM_GATHER_MAX", &ferry_cfg.coll_shm_gather_max, 512 * 1024, 0, 1L << 40,
+     "The same limit for gather (the root copies every block out of the segment while the next chunks "
+     "come in)."},
+    {"FERRY_COLL_SHM_ALLGATHER_MAX", &ferry_cfg.coll_shm_allgather_max, 256 * 1024, 0, 1L << 40,
+     "The same limit for allgather."},
     {"FERRY_COLL_SHM_OVERSUB_MAX", &ferry_cfg.coll_shm_oversub_max, 1L << 40, 0, 1L << 40,
      "Default rules when ranks outnumber CPUs: the same limit (fewer synchronization steps win there)."},
     {"FERRY_COLL_SHM_REDUCE_MAX", &ferry_cfg.coll_shm_reduce_max, 1L << 40, 0, 1L << 40,

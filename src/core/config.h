@@ -35,7 +35,10 @@ struct ferry_config {
     long coll_fake_ppn;      /* testing: pretend nodes of this many consecutive ranks (0: real placement) */
     long coll_shm;           /* shared-memory collectives for ranks of one node */
     long coll_shm_slot;      /* bytes of one rank's slot in the collective segment */
+    long coll_shm_chunk;     /* bytes per pipelined step of a shm collective (a CPU per rank) */
     long coll_shm_max;       /* default rules: largest bytes per rank for shm bcast/gather/scatter/all* */
+    long coll_shm_gather_max;    /* ... for gather */
+    long coll_shm_allgather_max; /* ... for allgather */
     long coll_shm_oversub_max;   /* the same when oversubscribed */
     long coll_shm_reduce_max;    /* default rules: largest vector for shm reduce/allreduce */
     long coll_shm_flat_max;  /* shm allreduce: largest vector every rank reduces whole */

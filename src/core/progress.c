@@ -5,9 +5,21 @@
 #include "transport/transport.h"
 #include <sched.h>
 
+/* Tell the core we are spinning: fewer reads of the line a peer is writing
+ * (x86 pause, Arm yield), and a sibling hyperthread gets the pipeline. */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 #define MAX_HOOKS 8
 static ferry_progress_hook hooks[MAX_HOOKS];
 static int nhooks;
+int ferry_progress_unrung;
 
 void ferry_progress_add_hook(ferry_progress_hook fn)
 {
@@ -45,13 +57,15 @@ void ferry_progress_wait(struct ferry_waiter *w)
         if (w->idle > ferry_cfg.spin && (w->idle & 255) == 0)
             sched_yield();
         else
-            __builtin_ia32_pause();
+            cpu_relax();
         return;
     }
     if (w->idle <= ferry_cfg.oversub_spin)
         return;
-    /* queued sends wait for ring space, which nobody rings for: just yield */
-    if (w->idle <= ferry_cfg.oversub_spin + ferry_cfg.oversub_yields || ferry_proto_sends_queued())
+    /* queued sends wait for ring space and nonblocking shared-memory
+     * collectives for flags, which nobody rings for: just yield */
+    if (w->idle <= ferry_cfg.oversub_spin + ferry_cfg.oversub_yields || ferry_progress_unrung ||
+        ferry_proto_sends_queued())
         sched_yield();
     else
         ferry_transport_shm.sleep();

@@ -24,6 +24,10 @@ void ferry_progress_wait(struct ferry_waiter *w);
 typedef int (*ferry_progress_hook)(void);
 void ferry_progress_add_hook(ferry_progress_hook fn);
 
+/* Set by a hook when it waits on something no doorbell announces (flags in
+ * shared memory): an oversubscribed waiter yields instead of sleeping. */
+extern int ferry_progress_unrung;
+
 struct ferry_request;
 /* Drive progress until r completes. */
 void ferry_request_wait(struct ferry_request *r);
