@@ -21,18 +21,17 @@ struct curve {
 
 static const char *const mech_names[FERRY_MECH_COUNT] = {"eager", "pipeline", "cma"};
 
-/* Built-in model: one-way ping-pong times (us) measured with ferry-tune --p2p
- * on the development machine (2-core AMD EPYC VM, Linux 6.x, 1 MiB rings).
- * There the pipelined copy through the rings beats process_vm_readv at every
- * size while both buffers stay in cache (single copy tops out near 13 GB/s,
- * the two overlapped copies near 30 GB/s); from the size where the buffers
- * spill out of the caches the two meet. */
+/* Built-in model: one-way ping-pong times (us), the fastest of 5
+ * repetitions, measured with `ferry-tune --p2p` on the development machine (a
+ * 2-core AMD EPYC VM, 1 MiB rings, run under SCHED_FIFO so that nothing else
+ * interfered). There the pipelined copy through the rings beats
+ * process_vm_readv at every size (the two overlapped copies run from cache on
+ * both cores; single copy pins and copies page by page), and eager beats the
+ * pipeline up to the largest packet. */
 static const struct curve builtin[FERRY_MECH_COUNT] = {
-    [FERRY_MECH_EAGER] = {6, {{0, 0.10}, {1024, 0.24}, {4096, 0.70}, {8192, 1.00}, {16384, 1.66}, {32704, 3.9}}},
-    [FERRY_MECH_PIPELINE] = {11, {{0, 0.9}, {16384, 2.3}, {32768, 3.2}, {65536, 4.7}, {131072, 7.1}, {262144, 10.7},
-                                  {524288, 19.2}, {1048576, 35.8}, {4194304, 159}, {8388608, 440}, {16777216, 1141}}},
-    [FERRY_MECH_CMA] = {10, {{0, 0.8}, {16384, 2.6}, {32768, 4.0}, {65536, 6.1}, {131072, 10.6}, {262144, 20.4},
-                             {524288, 39.6}, {1048576, 78}, {4194304, 315}, {16777216, 1164}}},
+    [FERRY_MECH_EAGER] = {7, {{0, 0.144}, {1024, 0.276}, {2048, 0.385}, {4096, 0.747}, {8192, 1.04}, {16384, 1.71}, {32704, 2.92}}},
+    [FERRY_MECH_PIPELINE] = {15, {{1024, 0.526}, {2048, 0.617}, {4096, 0.905}, {8192, 1.34}, {16384, 1.88}, {32768, 3.2}, {65536, 4.88}, {131072, 7.79}, {262144, 13}, {524288, 21.7}, {1048576, 36.5}, {2097152, 72.9}, {4194304, 150}, {8388608, 337}, {16777216, 1.29e+03}}},
+    [FERRY_MECH_CMA] = {15, {{1024, 2.37}, {2048, 2.48}, {4096, 2.94}, {8192, 3.61}, {16384, 5.32}, {32768, 8.26}, {65536, 14.1}, {131072, 25.6}, {262144, 47.6}, {524288, 80.6}, {1048576, 130}, {2097152, 227}, {4194304, 428}, {8388608, 1.14e+03}, {16777216, 3.51e+03}}},
 };
 
 static struct curve model[FERRY_MECH_COUNT];
@@ -110,15 +109,14 @@ static int load_model(const char *path)
 }
 
 /* Walk sizes 64 B .. 1 GiB in steps of 2^(1/8) and keep the cheapest
- * mechanism at each: eager while it is cheapest from the start and measured
- * (not extrapolated), then single copy over the sizes where it beats the
- * pipeline. */
+ * mechanism at each: eager up to the largest measured (not extrapolated) size
+ * where it beats both rendezvous mechanisms, then single copy over the sizes
+ * where it beats the pipeline. */
 static void derive_thresholds(void)
 {
     const struct curve *e = &model[FERRY_MECH_EAGER];
     double eager_top = e->p[e->n - 1].bytes;
     size_t eager_max = FERRY_PKT_INLINE_MAX;
-    int eager_open = 1;
     size_t cma_min = 0, cma_max = 0;
     int cma_open = 0, cma_seen = 0;
     for (double x = 64; x <= (double)(1ull << 30); x *= 1.0905077326652577 /* 2^(1/8) */) {
@@ -126,13 +124,10 @@ static void derive_thresholds(void)
         double pipe = ferry_ladder_cost(FERRY_MECH_PIPELINE, n);
         double cma = ferry_ladder_cost(FERRY_MECH_CMA, n);
         double rndv = pipe < cma ? pipe : cma;
-        if (eager_open) {
-            if ((double)n <= eager_top && ferry_ladder_cost(FERRY_MECH_EAGER, n) <= rndv) {
-                eager_max = n;
-                continue;
-            }
-            eager_open = 0;
-        }
+        if ((double)n <= eager_top && ferry_ladder_cost(FERRY_MECH_EAGER, n) <= rndv)
+            eager_max = n;
+        if ((double)n <= eager_top)
+            continue;   /* the rendezvous choice matters above the eager range */
         if (cma < pipe && !cma_seen) {
             cma_min = n;
             cma_open = cma_seen = 1;
@@ -143,6 +138,9 @@ static void derive_thresholds(void)
     }
     if (cma_open)
         cma_max = SIZE_MAX;
+    if (cma_seen && cma_min > eager_max && ferry_ladder_cost(FERRY_MECH_CMA, eager_max + 1) <
+                                              ferry_ladder_cost(FERRY_MECH_PIPELINE, eager_max + 1))
+        cma_min = eager_max + 1;   /* single copy already wins right above eager */
     ferry_ladder.eager_max = ferry_cfg.eager_max >= 0 ? (size_t)ferry_cfg.eager_max : eager_max;
     ferry_ladder.cma_min = ferry_cfg.cma_min >= 0 ? (size_t)ferry_cfg.cma_min : cma_min;
     ferry_ladder.cma_max = ferry_cfg.cma_max >= 0 ? (size_t)ferry_cfg.cma_max : cma_max;

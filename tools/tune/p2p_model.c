@@ -62,7 +62,8 @@ int ferry_tune_p2p(int rank, int size, const char *out, size_t maxbytes, int ver
             if (limit == 0 && rank == 0)
                 fprintf(stderr, "ferry-tune: %s is not available between ranks 0 and 1; not in the model\n",
                         mechs[m]);
-            for (size_t bytes = 0; limit && bytes <= maxbytes && bytes <= limit;
+            /* 0 bytes always goes eagerly: the rendezvous curves start at 1 KiB */
+            for (size_t bytes = m == 0 ? 0 : 1024; limit && bytes <= maxbytes && bytes <= limit;
                  bytes = bytes * 2 > limit && bytes < limit ? limit : bytes ? bytes * 2 : 1024) {
                 /* about the same time per size: many round trips when small */
                 int iters = bytes <= 65536 ? 2000 : bytes <= (1u << 20) ? 200 : 20;
