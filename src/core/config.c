@@ -26,7 +26,7 @@ struct config_var {
 static const struct config_var vars[] = {
     {"FERRY_SHM_RING", &ferry_cfg.shm_ring, -1, -1, 1L << 30,
      "Bytes of each sender->receiver shared-memory ring (one per pair of local ranks); a multiple of 64. "
-     "-1: FERRY_SHM_BUDGET / local ranks, between 4 KiB and 1 MiB."},
+     "-1: FERRY_SHM_BUDGET / local ranks, between 4 KiB and 2 MiB."},
     {"FERRY_SHM_BUDGET", &ferry_cfg.shm_budget, 4L << 20, 64L << 10, 1L << 34,
      "Bytes of receive rings each rank owns when FERRY_SHM_RING is -1; shared memory per node is then "
      "local ranks x this (linear in the number of ranks)."},

@@ -23,15 +23,15 @@ static const char *const mech_names[FERRY_MECH_COUNT] = {"eager", "pipeline", "c
 
 /* Built-in model: one-way ping-pong times (us), the fastest of 5
  * repetitions, measured with `ferry-tune --p2p` on the development machine (a
- * 2-core AMD EPYC VM, 1 MiB rings, run under SCHED_FIFO so that nothing else
+ * 2-core AMD EPYC VM, 2 MiB rings, run under SCHED_FIFO so that nothing else
  * interfered). There the pipelined copy through the rings beats
  * process_vm_readv at every size (the two overlapped copies run from cache on
  * both cores; single copy pins and copies page by page), and eager beats the
  * pipeline up to the largest packet. */
 static const struct curve builtin[FERRY_MECH_COUNT] = {
-    [FERRY_MECH_EAGER] = {7, {{0, 0.144}, {1024, 0.276}, {2048, 0.385}, {4096, 0.747}, {8192, 1.04}, {16384, 1.71}, {32704, 2.92}}},
-    [FERRY_MECH_PIPELINE] = {15, {{1024, 0.526}, {2048, 0.617}, {4096, 0.905}, {8192, 1.34}, {16384, 1.88}, {32768, 3.2}, {65536, 4.88}, {131072, 7.79}, {262144, 13}, {524288, 21.7}, {1048576, 36.5}, {2097152, 72.9}, {4194304, 150}, {8388608, 337}, {16777216, 1.29e+03}}},
-    [FERRY_MECH_CMA] = {15, {{1024, 2.37}, {2048, 2.48}, {4096, 2.94}, {8192, 3.61}, {16384, 5.32}, {32768, 8.26}, {65536, 14.1}, {131072, 25.6}, {262144, 47.6}, {524288, 80.6}, {1048576, 130}, {2097152, 227}, {4194304, 428}, {8388608, 1.14e+03}, {16777216, 3.51e+03}}},
+    [FERRY_MECH_EAGER] = {7, {{0, 0.118}, {1024, 0.276}, {2048, 0.342}, {4096, 0.616}, {8192, 1.05}, {16384, 1.18}, {32704, 1.91}}},
+    [FERRY_MECH_PIPELINE] = {15, {{1024, 0.474}, {2048, 0.566}, {4096, 0.871}, {8192, 1.38}, {16384, 1.39}, {32768, 2.23}, {65536, 3.08}, {131072, 4.82}, {262144, 8.53}, {524288, 16.3}, {1048576, 33.9}, {2097152, 66.4}, {4194304, 130}, {8388608, 400}, {16777216, 1.61e+03}}},
+    [FERRY_MECH_CMA] = {15, {{1024, 2.06}, {2048, 2.1}, {4096, 2.54}, {8192, 3.21}, {16384, 4.71}, {32768, 7.35}, {65536, 12.6}, {131072, 22.8}, {262144, 43.7}, {524288, 78.2}, {1048576, 123}, {2097152, 207}, {4194304, 393}, {8388608, 1.26e+03}, {16777216, 3.61e+03}}},
 };
 
 static struct curve model[FERRY_MECH_COUNT];
