@@ -383,11 +383,21 @@ int PMPI_Cancel(MPI_Request *request)
     if (rc)
         return rc;
     /* A receive that has not matched is simply taken off the posted queue.
-     * A send cannot be recalled once it left; MPI allows a cancel to fail,
-     * and Test_cancelled then reports false. */
+     * A send is asked back from the receiver (ferry_proto_cancel_send); the
+     * request then completes when the receiver has answered. An Ibsend or a
+     * persistent Bsend request is complete already -- its data sits in the
+     * attached buffer -- so the cancel acts on the send of that copy, and the
+     * user's request is reopened until the answer comes. */
     if (r->kind == FERRY_REQ_RECV && !r->complete && ferry_posted_remove(r)) {
         ferry_status_set(&r->status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 1);
         ferry_request_complete(r);
+    } else if (r->kind == FERRY_REQ_SEND && (!r->persistent || r->active)) {
+        if (r->mode != FERRY_MODE_BUFFERED) {
+            ferry_proto_cancel_send(r);
+        } else if (r->inner && r->complete && !r->inner->outer && ferry_proto_cancel_send(r->inner)) {
+            ferry_request_start(r);
+            r->inner->outer = r;
+        }
     }
     return MPI_SUCCESS;
 }

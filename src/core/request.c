@@ -70,6 +70,11 @@ void ferry_request_free(struct ferry_request *r)
         r->user_freed = 1;
         return;
     }
+    if (r->proto_refs) {
+        /* someone else still points at it: recycled on the last unref */
+        r->user_freed = 1;
+        return;
+    }
     ferry_objtab_remove(&table, r->handle);
     r->handle = MPI_REQUEST_NULL;
     if (r->comm)
@@ -78,8 +83,22 @@ void ferry_request_free(struct ferry_request *r)
     if (r->dt)
         ferry_dt_release(r->dt);
     r->dt = NULL;
+    if (r->inner)
+        ferry_request_unref(r->inner);
+    r->inner = NULL;
     r->next = free_list;
     free_list = r;
+}
+
+void ferry_request_ref(struct ferry_request *r)
+{
+    r->proto_refs++;
+}
+
+void ferry_request_unref(struct ferry_request *r)
+{
+    if (--r->proto_refs == 0 && r->user_freed && r->complete)
+        ferry_request_free(r);
 }
 
 void ferry_request_start(struct ferry_request *r)
