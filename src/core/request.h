@@ -21,6 +21,7 @@ enum ferry_req_kind {
     FERRY_REQ_RECV,
     FERRY_REQ_MESSAGE,   /* an MPI_Message from Mprobe/Improbe: holds a matched unexpected message */
     FERRY_REQ_COLL,      /* a nonblocking collective: completed by its schedule (coll/sched.c) */
+    FERRY_REQ_GREQ,      /* a generalized request: completed by MPI_Grequest_complete (api/grequest.c) */
 };
 
 enum ferry_send_mode { FERRY_MODE_STANDARD, FERRY_MODE_SYNC, FERRY_MODE_READY, FERRY_MODE_BUFFERED };
@@ -59,6 +60,12 @@ struct ferry_request {
     struct ferry_request *inner;  /* Ibsend / persistent Bsend: the send of the copy in the attached
                                    * buffer (a proto_refs reference), which is what a cancel acts on */
     struct ferry_request *outer;  /* the buffered-send request whose cancel waits on this send's */
+
+    /* FERRY_REQ_GREQ: the application's callbacks (MPI-3.1 12.2) */
+    MPI_Grequest_query_function *greq_query;
+    MPI_Grequest_free_function *greq_free;
+    MPI_Grequest_cancel_function *greq_cancel;
+    void *greq_state;
 
     MPI_Status status;       /* MPI_SOURCE, MPI_TAG, MPI_ERROR, and the byte count */
 
