@@ -22,6 +22,7 @@ enum ferry_req_kind {
     FERRY_REQ_MESSAGE,   /* an MPI_Message from Mprobe/Improbe: holds a matched unexpected message */
     FERRY_REQ_COLL,      /* a nonblocking collective: completed by its schedule (coll/sched.c) */
     FERRY_REQ_GREQ,      /* a generalized request: completed by MPI_Grequest_complete (api/grequest.c) */
+    FERRY_REQ_PAIR,      /* Isendrecv(_replace): completes when its send and receive (children) have */
 };
 
 enum ferry_send_mode { FERRY_MODE_STANDARD, FERRY_MODE_SYNC, FERRY_MODE_READY, FERRY_MODE_BUFFERED };
@@ -60,6 +61,13 @@ struct ferry_request {
     struct ferry_request *inner;  /* Ibsend / persistent Bsend: the send of the copy in the attached
                                    * buffer (a proto_refs reference), which is what a cancel acts on */
     struct ferry_request *outer;  /* the buffered-send request whose cancel waits on this send's */
+
+    /* FERRY_REQ_PAIR and its children: a child tells its parent when it
+     * completes (the receive hands over its status); the children are
+     * internal and free themselves (user_freed) */
+    struct ferry_request *parent;
+    int children_left;
+    void *owned_buf;          /* freed with the request (Isendrecv_replace's packed copy) */
 
     /* FERRY_REQ_GREQ: the application's callbacks (MPI-3.1 12.2) */
     MPI_Grequest_query_function *greq_query;
