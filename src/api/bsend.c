@@ -64,8 +64,13 @@ static struct bblock *alloc_block(size_t len)
 }
 
 int ferry_api_bsend(const void *buf, int count, struct ferry_datatype *dt, struct ferry_comm *c, int dest, int tag,
-                    const char *fn)
+                    struct ferry_request *owner, const char *fn)
 {
+    if (owner && owner->inner) {
+        /* a persistent Bsend started again: its previous copy is its own business now */
+        ferry_request_unref(owner->inner);
+        owner->inner = NULL;
+    }
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
     size_t bytes = ferry_dt_bytes(dt, (size_t)count);
@@ -80,6 +85,10 @@ int ferry_api_bsend(const void *buf, int count, struct ferry_datatype *dt, struc
     char *copy = att.buf + b->off + MPI_BSEND_OVERHEAD;
     ferry_dt_pack(dt, buf, 0, copy, bytes);
     b->send = ferry_api_start_send(copy, bytes, ferry_datatype_get(MPI_BYTE), c, dest, tag, FERRY_MODE_STANDARD);
+    if (owner) {
+        ferry_request_ref(b->send);
+        owner->inner = b->send;
+    }
     return MPI_SUCCESS;
 }
 
@@ -124,7 +133,7 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
     int rc = check_p2p(comm, buf, count, type, dest, tag, 1, &c, &dt, "MPI_Bsend");
     if (rc)
         return rc;
-    return ferry_api_bsend(buf, count, dt, c, dest, tag, "MPI_Bsend");
+    return ferry_api_bsend(buf, count, dt, c, dest, tag, NULL, "MPI_Bsend");
 }
 
 #pragma weak MPI_Ibsend = PMPI_Ibsend
@@ -135,10 +144,13 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype type, int dest, int tag
     int rc = check_p2p(comm, buf, count, type, dest, tag, 1, &c, &dt, "MPI_Ibsend");
     if (rc)
         return rc;
-    if ((rc = ferry_api_bsend(buf, count, dt, c, dest, tag, "MPI_Ibsend")))
-        return rc;
     /* the message is in the attached buffer: the user's request is done */
     struct ferry_request *r = ferry_request_new(FERRY_REQ_SEND);
+    if ((rc = ferry_api_bsend(buf, count, dt, c, dest, tag, r, "MPI_Ibsend"))) {
+        r->complete = 1;
+        ferry_request_free(r);
+        return rc;
+    }
     ferry_request_setup(r, (void *)buf, (size_t)count, dt, c, dest, tag, c->ctx, FERRY_MODE_BUFFERED);
     ferry_request_done_now(r);
     *req = r->handle;

@@ -136,20 +136,22 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 /* The new communicator exists (and has its attributes) at once; its context
  * id is agreed on by a schedule that runs while the application goes on
  * (coll/ctx_agree.c), so Comm_idup returns before the other members call it. */
-#pragma weak MPI_Comm_idup = PMPI_Comm_idup
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+static int idup(MPI_Comm comm, MPI_Info info, int with_info, MPI_Comm *newcomm, MPI_Request *request, const char *fn)
 {
     struct ferry_comm *c;
-    int rc = check_comm(comm, &c, "MPI_Comm_idup");
-    if (rc)
+    struct ferry_info *in = NULL;
+    int rc = check_comm(comm, &c, fn);
+    if (rc || (with_info && (rc = info_arg(c, info, &in, fn))))
         return rc;
     if (!newcomm || !request)
-        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_idup", "NULL newcomm or request pointer");
+        return ferry_error(c, MPI_ERR_ARG, fn, "NULL newcomm or request pointer");
     struct ferry_comm *n = dup_shell(c, 0);   /* id set when the agreement ends */
     struct ferry_request *r;
     ferry_coll_agree_ctx_start(c, n, c->remote ? 4 : 2, &r);
     *request = r->handle;
-    rc = dup_contents(c, NULL, n, "MPI_Comm_idup");
+    /* with_info: the new communicator gets the given hints, not c's (as
+     * Comm_dup_with_info) */
+    rc = dup_contents(c, with_info ? (in ? ferry_info_dup(in) : ferry_info_new()) : NULL, n, fn);
     if (rc) {
         /* the agreement still runs (the other members take part in it) */
         ferry_comm_release(n);
@@ -158,6 +160,18 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     }
     *newcomm = n->handle;
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return idup(comm, MPI_INFO_NULL, 0, newcomm, request, "MPI_Comm_idup");
+}
+
+#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return idup(comm, info, 1, newcomm, request, "MPI_Comm_idup_with_info");
 }
 
 /* ---- split ------------------------------------------------------------------- */

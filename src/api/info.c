@@ -112,6 +112,38 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
     return MPI_SUCCESS;
 }
 
+/* MPI-4.0 9.3: the value and its size in one call. On entry *buflen is the
+ * size of value, NUL included; the value is copied truncated to fit (a
+ * buflen of 0 writes nothing); on return *buflen is the size the whole value
+ * needs, NUL included. A missing key leaves *buflen and value alone. */
+#pragma weak MPI_Info_get_string = PMPI_Info_get_string
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+{
+    const char *fn = "MPI_Info_get_string";
+    struct ferry_info *in;
+    int rc = check_info(info, &in, fn);
+    if (rc || (rc = check_key(key, fn)))
+        return rc;
+    if (!buflen || !flag)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "NULL buflen or flag pointer");
+    if (*buflen < 0)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "negative buflen %d", *buflen);
+    if (*buflen > 0 && !value)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "value is NULL but buflen is %d", *buflen);
+    const char *v = ferry_info_lookup(in, key);
+    *flag = v != NULL;
+    if (!v)
+        return MPI_SUCCESS;
+    size_t len = strlen(v);
+    if (*buflen > 0) {
+        size_t n = len < (size_t)*buflen - 1 ? len : (size_t)*buflen - 1;
+        memcpy(value, v, n);
+        value[n] = 0;
+    }
+    *buflen = (int)len + 1;
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {

@@ -174,3 +174,72 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int
     free(copy);
     return rc;
 }
+
+/* ---- Isendrecv (MPI-4.0) ---------------------------------------------------- */
+
+/* A FERRY_REQ_PAIR over the receive (buf, count, dt from source) and the send
+ * (sbuf, scount, sdt to dest); sbuf_owned is freed with the send. Both
+ * children exist before either starts: one can complete while it starts (to
+ * MPI_PROC_NULL, or a message already waiting). */
+static struct ferry_request *start_pair(struct ferry_comm *c, const void *sbuf, size_t scount,
+                                        struct ferry_datatype *sdt, int dest, int sendtag, void *rbuf, size_t rcount,
+                                        struct ferry_datatype *rdt, int source, int recvtag, void *sbuf_owned)
+{
+    struct ferry_request *p = ferry_request_new(FERRY_REQ_PAIR);
+    ferry_request_setup(p, rbuf, rcount, rdt, c, source, recvtag, c->ctx, FERRY_MODE_STANDARD);
+    ferry_request_start(p);
+    p->bytes = ferry_dt_bytes(rdt, rcount);   /* for the truncation message */
+    p->children_left = 2;
+    struct ferry_request *rr = ferry_request_new(FERRY_REQ_RECV);
+    ferry_request_setup(rr, rbuf, rcount, rdt, c, source, recvtag, c->ctx, FERRY_MODE_STANDARD);
+    struct ferry_request *sr = ferry_request_new(FERRY_REQ_SEND);
+    ferry_request_setup(sr, (void *)sbuf, scount, sdt, c, dest, sendtag, c->ctx, FERRY_MODE_STANDARD);
+    sr->owned_buf = sbuf_owned;
+    rr->parent = sr->parent = p;
+    rr->user_freed = sr->user_freed = 1;
+    ferry_proto_irecv(rr);
+    ferry_proto_isend(sr);
+    return p;
+}
+
+#pragma weak MPI_Isendrecv = PMPI_Isendrecv
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    const char *fn = "MPI_Isendrecv";
+    struct ferry_comm *c;
+    struct ferry_datatype *sdt, *rdt;
+    int rc = check_p2p(comm, sendbuf, sendcount, sendtype, dest, sendtag, 1, &c, &sdt, fn);
+    if (!rc)
+        rc = check_p2p(comm, recvbuf, recvcount, recvtype, source, recvtag, 0, &c, &rdt, fn);
+    if (rc)
+        return rc;
+    if (!request)
+        return ferry_error(c, MPI_ERR_REQUEST, fn, "request pointer is NULL");
+    *request = start_pair(c, sendbuf, (size_t)sendcount, sdt, dest, sendtag, recvbuf, (size_t)recvcount, rdt, source,
+                          recvtag, NULL)->handle;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int sendtag, int source, int recvtag,
+                           MPI_Comm comm, MPI_Request *request)
+{
+    const char *fn = "MPI_Isendrecv_replace";
+    struct ferry_comm *c;
+    struct ferry_datatype *dt;
+    int rc = check_p2p(comm, buf, count, type, dest, sendtag, 1, &c, &dt, fn);
+    if (!rc)
+        rc = check_p2p(comm, buf, count, type, source, recvtag, 0, &c, &dt, fn);
+    if (rc)
+        return rc;
+    if (!request)
+        return ferry_error(c, MPI_ERR_REQUEST, fn, "request pointer is NULL");
+    /* as Sendrecv_replace: send a packed copy (owned by the send), receive in place */
+    size_t bytes = ferry_dt_bytes(dt, (size_t)count);
+    void *copy = ferry_xmalloc(bytes ? bytes : 1);
+    ferry_dt_pack(dt, buf, 0, copy, bytes);
+    *request = start_pair(c, copy, bytes, ferry_datatype_get(MPI_BYTE), dest, sendtag, buf, (size_t)count, dt, source,
+                          recvtag, copy)->handle;
+    return MPI_SUCCESS;
+}

@@ -13,8 +13,18 @@ struct ferry_request *ferry_api_start_recv(void *buf, size_t count, struct ferry
 /* Wait for r, copy its status out, free it; returns the operation's error
  * (already passed through the error handler). */
 int ferry_api_finish(struct ferry_request *r, MPI_Status *status, const char *fn);
-/* Buffered send (bsend.c): copy into the attached buffer and start the send. */
+/* Buffered send (bsend.c): copy into the attached buffer and start the send.
+ * owner (Ibsend's or a persistent Bsend's request, or NULL) keeps a
+ * reference to that send in owner->inner, so that cancelling owner can
+ * cancel it. */
 int ferry_api_bsend(const void *buf, int count, struct ferry_datatype *dt, struct ferry_comm *c, int dest, int tag,
-                    const char *fn);
+                    struct ferry_request *owner, const char *fn);
+
+/* Generalized requests (grequest.c): call the application's query_fn (fills
+ * r->status, its result also in r->status.MPI_ERROR), free_fn (once) or
+ * cancel_fn; each returns the callback's error code. */
+int ferry_greq_query(struct ferry_request *r);
+int ferry_greq_free(struct ferry_request *r);
+int ferry_greq_cancel(struct ferry_request *r);
 
 #endif

@@ -64,7 +64,7 @@ static int start_one(MPI_Request h, const char *fn)
         ferry_proto_irecv(r);
     } else if (r->mode == FERRY_MODE_BUFFERED) {
         /* the data goes out of the attached buffer; the request itself is done */
-        int rc = ferry_api_bsend(r->buf, (int)r->count, r->dt, r->comm, r->peer, r->tag, fn);
+        int rc = ferry_api_bsend(r->buf, (int)r->count, r->dt, r->comm, r->peer, r->tag, r, fn);
         ferry_request_done_now(r);
         return rc;
     } else {

@@ -48,8 +48,36 @@ static int retire(struct ferry_request *r, MPI_Request *h, MPI_Status *st)
 
 static int op_error(struct ferry_request *r, int err, const char *fn)
 {
+    if (r->kind == FERRY_REQ_GREQ)
+        return ferry_error(NULL, err, fn, "generalized request: query_fn or free_fn returned error %d", err);
     return ferry_error(r->comm, err, fn, "message from rank %d truncated: it is longer than the receive buffer (%zu bytes)",
                        r->status.MPI_SOURCE, r->bytes);
+}
+
+/* Several requests were completed, one failed: MPI_ERR_IN_STATUS. */
+static int in_status_error(struct ferry_request *r, const char *fn)
+{
+    if (r->kind == FERRY_REQ_GREQ)
+        return ferry_error(NULL, MPI_ERR_IN_STATUS, fn, "a generalized request failed with error %d",
+                           r->status.MPI_ERROR);
+    return ferry_error(r->comm, MPI_ERR_IN_STATUS, fn, "a request failed: message from rank %d truncated",
+                       r->status.MPI_SOURCE);
+}
+
+/* r is complete and about to be reported. A generalized request's status
+ * comes from its query_fn; when the report also releases it (everything but
+ * Request_get_status), free_fn runs right after, and its error counts when
+ * query_fn had none (MPI-3.1 12.2). */
+static void collect(struct ferry_request *r, int releasing)
+{
+    if (r->kind != FERRY_REQ_GREQ)
+        return;
+    int err = ferry_greq_query(r);
+    if (releasing) {
+        int ferr = ferry_greq_free(r);
+        if (!err && ferr)
+            r->status.MPI_ERROR = ferr;
+    }
 }
 
 /* Is there anything to wait for? Null handles and inactive persistent
@@ -73,6 +101,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         return MPI_SUCCESS;
     }
     ferry_request_wait(r);
+    collect(r, 1);
     int err = r->status.MPI_ERROR;
     if (err)
         err = op_error(r, err, "MPI_Wait");
@@ -99,6 +128,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     *flag = r->complete;
     if (!r->complete)
         return MPI_SUCCESS;
+    collect(r, 1);
     int err = r->status.MPI_ERROR;
     if (err)
         err = op_error(r, err, "MPI_Test");
@@ -153,6 +183,7 @@ static int retire_all(int n, MPI_Request reqs[], struct ferry_request **rs, MPI_
                 st->MPI_ERROR = MPI_SUCCESS;
             continue;
         }
+        collect(rs[i], 1);
         int err = rs[i]->status.MPI_ERROR;
         if (err && !first_bad) {
             first_bad = rs[i];
@@ -164,8 +195,7 @@ static int retire_all(int n, MPI_Request reqs[], struct ferry_request **rs, MPI_
     }
     int rc = MPI_SUCCESS;
     if (any_err)
-        rc = ferry_error(first_bad->comm, MPI_ERR_IN_STATUS, fn, "a request failed: message from rank %d truncated",
-                         first_bad->status.MPI_SOURCE);
+        rc = in_status_error(first_bad, fn);
     for (int i = 0; i < n; i++)
         if (pending(rs[i]))
             retire(rs[i], &reqs[i], MPI_STATUS_IGNORE);
@@ -247,6 +277,7 @@ static int any_common(int count, MPI_Request reqs[], int *index, int *flag, MPI_
     } else {
         *flag = 1;
         *index = i;
+        collect(rs[i], 1);
         int err = rs[i]->status.MPI_ERROR;
         if (err)
             rc = op_error(rs[i], err, fn);
@@ -297,12 +328,12 @@ static int some_common(int incount, MPI_Request reqs[], int *outcount, int indic
             int first_err = 0;
             for (int k = 0; k < n; k++) {
                 struct ferry_request *r = rs[indices[k]];
+                collect(r, 1);
                 int err = r->status.MPI_ERROR;
                 MPI_Status *st = status_at(statuses, k);
                 if (err && !first_err) {
                     first_err = 1;
-                    rc = ferry_error(r->comm, MPI_ERR_IN_STATUS, fn, "a request failed: message from rank %d truncated",
-                                     r->status.MPI_SOURCE);
+                    rc = in_status_error(r, fn);
                 }
                 retire(r, &reqs[indices[k]], st);
                 if (st != MPI_STATUS_IGNORE)
@@ -350,8 +381,13 @@ int PMPI_Request_free(MPI_Request *request)
         return rc;
     if (r->persistent && !r->active)
         r->complete = 1;
+    /* a generalized request's free_fn runs now if it is complete, else at
+     * its Grequest_complete */
+    int err = r->kind == FERRY_REQ_GREQ && r->complete ? ferry_greq_free(r) : MPI_SUCCESS;
     ferry_request_free(r);
     *request = MPI_REQUEST_NULL;
+    if (err)
+        return ferry_error(NULL, err, "MPI_Request_free", "generalized request: free_fn returned error %d", err);
     return MPI_SUCCESS;
 }
 
@@ -370,8 +406,10 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (!r->complete)
         ferry_progress();
     *flag = r->complete;
-    if (r->complete)
+    if (r->complete) {
+        collect(r, 0);
         ferry_request_status_out(r, status);
+    }
     return MPI_SUCCESS;
 }
 
@@ -383,11 +421,27 @@ int PMPI_Cancel(MPI_Request *request)
     if (rc)
         return rc;
     /* A receive that has not matched is simply taken off the posted queue.
-     * A send cannot be recalled once it left; MPI allows a cancel to fail,
-     * and Test_cancelled then reports false. */
-    if (r->kind == FERRY_REQ_RECV && !r->complete && ferry_posted_remove(r)) {
+     * A send is asked back from the receiver (ferry_proto_cancel_send); the
+     * request then completes when the receiver has answered. An Ibsend or a
+     * persistent Bsend request is complete already -- its data sits in the
+     * attached buffer -- so the cancel acts on the send of that copy, and the
+     * user's request is reopened until the answer comes. */
+    if (r->kind == FERRY_REQ_GREQ) {
+        /* the application cancels its own operation; its query_fn says
+         * whether that worked */
+        int err = ferry_greq_cancel(r);
+        if (err)
+            return ferry_error(NULL, err, "MPI_Cancel", "generalized request: cancel_fn returned error %d", err);
+    } else if (r->kind == FERRY_REQ_RECV && !r->complete && ferry_posted_remove(r)) {
         ferry_status_set(&r->status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 1);
         ferry_request_complete(r);
+    } else if (r->kind == FERRY_REQ_SEND && (!r->persistent || r->active)) {
+        if (r->mode != FERRY_MODE_BUFFERED) {
+            ferry_proto_cancel_send(r);
+        } else if (r->inner && r->complete && !r->inner->outer && ferry_proto_cancel_send(r->inner)) {
+            ferry_request_start(r);
+            r->inner->outer = r;
+        }
     }
     return MPI_SUCCESS;
 }

@@ -64,23 +64,38 @@ void ferry_unexp_add(struct ferry_unexp *u)
     unexp_tail = u;
 }
 
+static void unexp_unlink(struct ferry_unexp *u)
+{
+    if (u->prev)
+        u->prev->next = u->next;
+    else
+        unexp_head = u->next;
+    if (u->next)
+        u->next->prev = u->prev;
+    else
+        unexp_tail = u->prev;
+    u->next = u->prev = NULL;
+}
+
 struct ferry_unexp *ferry_unexp_find(uint32_t ctx, int src, int tag, int take)
 {
     for (struct ferry_unexp *u = unexp_head; u; u = u->next) {
         if (!ferry_match_ok(u->ctx, u->src, u->tag, ctx, src, tag))
             continue;
-        if (take) {
-            if (u->prev)
-                u->prev->next = u->next;
-            else
-                unexp_head = u->next;
-            if (u->next)
-                u->next->prev = u->prev;
-            else
-                unexp_tail = u->prev;
-            u->next = u->prev = NULL;
-        }
+        if (take)
+            unexp_unlink(u);
         return u;
+    }
+    return NULL;
+}
+
+struct ferry_unexp *ferry_unexp_take_sent(int world_src, uint32_t ctx, int tag, uint32_t msg_id)
+{
+    for (struct ferry_unexp *u = unexp_head; u; u = u->next) {
+        if (u->msg_id == msg_id && u->world_src == world_src && u->ctx == ctx && u->tag == tag) {
+            unexp_unlink(u);
+            return u;
+        }
     }
     return NULL;
 }

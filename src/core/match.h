@@ -21,6 +21,7 @@ struct ferry_unexp {
     size_t bytes;           /* message size (packed stream) */
     int rndv;               /* 1: only the RTS arrived; the data is still at the sender */
     int sync;
+    uint32_t msg_id;        /* sender's number for it (0: not cancellable), see FERRY_PKT_CANCEL */
     uint64_t sreq;          /* rndv: sender cookie */
     uint64_t addr;          /* rndv: sender address for single copy (0: none) */
     char *data;             /* eager: copy of the payload */
@@ -43,6 +44,10 @@ void ferry_unexp_add(struct ferry_unexp *u);
 /* Oldest unexpected message matching (src/tag may be wildcards); removed
  * from the queue when take != 0. */
 struct ferry_unexp *ferry_unexp_find(uint32_t ctx, int src, int tag, int take);
+/* Remove and return the unexpected message that world rank world_src sent
+ * as msg_id on ctx with tag (a cancelled send), NULL if it is not queued
+ * (it matched already). ctx and tag guard against msg_id wrapping. */
+struct ferry_unexp *ferry_unexp_take_sent(int world_src, uint32_t ctx, int tag, uint32_t msg_id);
 void ferry_unexp_free(struct ferry_unexp *u);
 void ferry_match_finalize(void);
 

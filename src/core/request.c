@@ -70,6 +70,11 @@ void ferry_request_free(struct ferry_request *r)
         r->user_freed = 1;
         return;
     }
+    if (r->proto_refs) {
+        /* someone else still points at it: recycled on the last unref */
+        r->user_freed = 1;
+        return;
+    }
     ferry_objtab_remove(&table, r->handle);
     r->handle = MPI_REQUEST_NULL;
     if (r->comm)
@@ -78,8 +83,24 @@ void ferry_request_free(struct ferry_request *r)
     if (r->dt)
         ferry_dt_release(r->dt);
     r->dt = NULL;
+    if (r->inner)
+        ferry_request_unref(r->inner);
+    r->inner = NULL;
+    free(r->owned_buf);
+    r->owned_buf = NULL;
     r->next = free_list;
     free_list = r;
+}
+
+void ferry_request_ref(struct ferry_request *r)
+{
+    r->proto_refs++;
+}
+
+void ferry_request_unref(struct ferry_request *r)
+{
+    if (--r->proto_refs == 0 && r->user_freed && r->complete)
+        ferry_request_free(r);
 }
 
 void ferry_request_start(struct ferry_request *r)
@@ -95,10 +116,25 @@ void ferry_request_done_now(struct ferry_request *r)
     ferry_request_complete(r);
 }
 
+/* A child of a FERRY_REQ_PAIR completed. */
+static void child_done(struct ferry_request *r)
+{
+    struct ferry_request *p = r->parent;
+    r->parent = NULL;
+    if (r->kind == FERRY_REQ_RECV) {
+        p->status = r->status;   /* the pair reports its receive */
+        p->msg_bytes = r->msg_bytes;
+    }
+    if (--p->children_left == 0)
+        ferry_request_complete(p);
+}
+
 void ferry_request_complete(struct ferry_request *r)
 {
     r->complete = 1;
     ferry_requests_active--;
+    if (r->parent)
+        child_done(r);
     if (r->user_freed)
         ferry_request_free(r);
 }

@@ -21,6 +21,8 @@ enum ferry_req_kind {
     FERRY_REQ_RECV,
     FERRY_REQ_MESSAGE,   /* an MPI_Message from Mprobe/Improbe: holds a matched unexpected message */
     FERRY_REQ_COLL,      /* a nonblocking collective: completed by its schedule (coll/sched.c) */
+    FERRY_REQ_GREQ,      /* a generalized request: completed by MPI_Grequest_complete (api/grequest.c) */
+    FERRY_REQ_PAIR,      /* Isendrecv(_replace): completes when its send and receive (children) have */
 };
 
 enum ferry_send_mode { FERRY_MODE_STANDARD, FERRY_MODE_SYNC, FERRY_MODE_READY, FERRY_MODE_BUFFERED };
@@ -33,8 +35,8 @@ struct ferry_request {
     int persistent;          /* Send_init / Recv_init */
     int active;              /* persistent: started and not yet completed by Wait/Test */
     int user_freed;          /* Request_free on an active request: free on completion */
-    int proto_refs;          /* remote references (RTS/CTS cookies) outstanding */
-    int cancelled;
+    int proto_refs;          /* other holders besides the user (an Ibsend request holding the send of
+                              * its buffered copy): the object is only recycled when this is 0 */
 
     /* arguments */
     void *buf;
@@ -53,7 +55,25 @@ struct ferry_request {
     int world_peer;          /* world rank of the matched/destination peer */
     uint64_t remote_cookie;  /* recv: sender's request cookie; send: receiver's cookie after CTS */
     struct ferry_unexp *msg; /* FERRY_REQ_MESSAGE: the message taken off the unexpected queue */
-    void *bsend_copy;        /* buffered send: the copy in the attached buffer */
+    uint32_t msg_id;         /* send: the number its EAGER/RTS carries, for CANCEL (0: none) */
+    int cancel_pending;      /* send: CANCEL sent, reply not in yet; completion waits for it */
+    int op_done;             /* send with a cancel pending: the transfer itself has finished */
+    struct ferry_request *inner;  /* Ibsend / persistent Bsend: the send of the copy in the attached
+                                   * buffer (a proto_refs reference), which is what a cancel acts on */
+    struct ferry_request *outer;  /* the buffered-send request whose cancel waits on this send's */
+
+    /* FERRY_REQ_PAIR and its children: a child tells its parent when it
+     * completes (the receive hands over its status); the children are
+     * internal and free themselves (user_freed) */
+    struct ferry_request *parent;
+    int children_left;
+    void *owned_buf;          /* freed with the request (Isendrecv_replace's packed copy) */
+
+    /* FERRY_REQ_GREQ: the application's callbacks (MPI-3.1 12.2) */
+    MPI_Grequest_query_function *greq_query;
+    MPI_Grequest_free_function *greq_free;
+    MPI_Grequest_cancel_function *greq_cancel;
+    void *greq_state;
 
     MPI_Status status;       /* MPI_SOURCE, MPI_TAG, MPI_ERROR, and the byte count */
 
@@ -72,6 +92,10 @@ void ferry_request_setup(struct ferry_request *r, void *buf, size_t count, struc
                          struct ferry_comm *comm, int peer, int tag, uint32_t ctx, enum ferry_send_mode mode);
 /* Drop the request object (after Wait/Test completion or Request_free). */
 void ferry_request_free(struct ferry_request *r);
+/* Take / drop a proto_refs reference: a freed request is recycled only when
+ * the last one is dropped. */
+void ferry_request_ref(struct ferry_request *r);
+void ferry_request_unref(struct ferry_request *r);
 /* The operation has started: counted as in flight until completed. */
 void ferry_request_start(struct ferry_request *r);
 /* An operation that is finished the moment it starts (buffered sends: the

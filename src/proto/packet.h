@@ -18,6 +18,8 @@ enum ferry_pkt_type {
     FERRY_PKT_CTS,         /* receiver matched, no single copy: send me DATA packets */
     FERRY_PKT_DATA,        /* a piece of a rendezvous message at `offset` */
     FERRY_PKT_FIN,         /* receiver pulled the data itself: sender's request is complete */
+    FERRY_PKT_CANCEL,      /* sender cancels message msg_id: take it off your unexpected queue if it is there */
+    FERRY_PKT_CANCEL_REPLY,/* answer to CANCEL for sender cookie sreq; FLAG_CANCELLED: it was removed */
     FERRY_PKT_TYPE_COUNT
 };
 
@@ -25,7 +27,8 @@ struct ferry_pkt {
     uint8_t type;          /* enum ferry_pkt_type */
     uint8_t flags;
     uint16_t reserved;
-    uint32_t reserved2;
+    uint32_t msg_id;       /* EAGER/RTS/CANCEL: sender's number for a cancellable message (0: not
+                            * cancellable); outside the union so inline messages carry it too */
     int32_t src;           /* sender's rank in the communicator */
     int32_t tag;
     uint32_t ctx;          /* context id of the communicator (+1 for collectives) */
@@ -50,5 +53,6 @@ static_assert(offsetof(struct ferry_pkt, inline_data) == 32, "inline data fills 
 
 #define FERRY_PKT_FLAG_SYNC 0x1     /* RTS from a synchronous send */
 #define FERRY_PKT_FLAG_INLINE 0x2   /* EAGER: the message is in inline_data */
+#define FERRY_PKT_FLAG_CANCELLED 0x4 /* CANCEL_REPLY: the message was removed, it will never be received */
 
 #endif

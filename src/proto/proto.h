@@ -40,6 +40,10 @@ int ferry_proto_progress_pulls(void);
 int ferry_proto_progress_sends(void);
 /* Queue a control packet (CTS/FIN) to world rank peer, in order with data. */
 void ferry_proto_send_ctrl(int peer, const struct ferry_pkt *hdr);
+/* MPI_Cancel of send r: asks the receiver to drop the message if it has not
+ * matched; r completes when the answer arrives (cancelled or not). Returns 1
+ * when a cancel was sent, 0 when there is nothing to cancel. */
+int ferry_proto_cancel_send(struct ferry_request *r);
 /* Send operations started and not complete yet. */
 long ferry_proto_sends_inflight(void);
 /* Packets waiting in per-peer queues for transport space. */

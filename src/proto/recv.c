@@ -17,6 +17,7 @@
 
 void ferry_proto_on_cts(int src, const struct ferry_pkt *pkt);
 void ferry_proto_on_fin(int src, const struct ferry_pkt *pkt);
+void ferry_proto_on_cancel_reply(int src, const struct ferry_pkt *pkt);
 
 /* Receive capacity is r->bytes; a longer message is truncated to it and the
  * receive reports MPI_ERR_TRUNCATE (the excess is dropped, never written). */
@@ -183,6 +184,7 @@ static void on_eager(int src, const struct ferry_pkt *pkt)
     u->src = pkt->src;
     u->tag = pkt->tag;
     u->world_src = src;
+    u->msg_id = pkt->msg_id;
     u->bytes = pkt->msg_bytes;
     u->data = ferry_xmalloc(u->bytes);
     memcpy(u->data, payload, u->bytes);
@@ -201,6 +203,7 @@ static void on_rts(int src, const struct ferry_pkt *pkt)
     u->src = pkt->src;
     u->tag = pkt->tag;
     u->world_src = src;
+    u->msg_id = pkt->msg_id;
     u->bytes = pkt->msg_bytes;
     u->rndv = 1;
     u->sync = (pkt->flags & FERRY_PKT_FLAG_SYNC) != 0;
@@ -220,6 +223,24 @@ static void on_data(int src, const struct ferry_pkt *pkt)
         finish_recv(r, r->status.MPI_SOURCE, r->status.MPI_TAG, r->msg_bytes);
 }
 
+/* The sender cancels a message (send.c, ferry_proto_cancel_send). CANCEL
+ * travels behind the message, so the message has arrived: it is either in
+ * the unexpected queue (then it goes, and the sender's request completes as
+ * cancelled) or already matched (the send completes normally). */
+static void on_cancel(int src, const struct ferry_pkt *pkt)
+{
+    struct ferry_unexp *u = pkt->msg_id ? ferry_unexp_take_sent(src, pkt->ctx, pkt->tag, pkt->msg_id) : NULL;
+    int cancelled = u != NULL;
+    if (u)
+        ferry_unexp_free(u);
+    struct ferry_pkt p;
+    memset(&p, 0, sizeof p);
+    p.type = FERRY_PKT_CANCEL_REPLY;
+    p.flags = cancelled ? FERRY_PKT_FLAG_CANCELLED : 0;
+    p.sreq = pkt->sreq;
+    ferry_proto_send_ctrl(src, &p);
+}
+
 typedef void (*pkt_handler)(int src, const struct ferry_pkt *pkt);
 static const pkt_handler handlers[FERRY_PKT_TYPE_COUNT] = {
     [FERRY_PKT_EAGER] = on_eager,
@@ -227,6 +248,8 @@ static const pkt_handler handlers[FERRY_PKT_TYPE_COUNT] = {
     [FERRY_PKT_CTS] = ferry_proto_on_cts,
     [FERRY_PKT_DATA] = on_data,
     [FERRY_PKT_FIN] = ferry_proto_on_fin,
+    [FERRY_PKT_CANCEL] = on_cancel,
+    [FERRY_PKT_CANCEL_REPLY] = ferry_proto_on_cancel_reply,
 };
 
 void ferry_proto_receive(int src, const struct ferry_pkt *pkt)

@@ -34,7 +34,8 @@ struct out_queue {
 
 static struct out_queue *queues;   /* per world rank */
 static long queued_ops;             /* total ops in all queues, to skip the scan when idle */
-static long sends_inflight;         /* send requests started, not complete */
+static long sends_inflight;         /* send requests started, not complete, and cancels not answered */
+static uint32_t last_msg_id;        /* numbers cancellable messages (msg_id); 0 is never used */
 static struct out_op *op_pool;
 
 void ferry_proto_init(void)
@@ -65,6 +66,7 @@ static void fill_envelope(struct ferry_pkt *p, const struct ferry_request *r, en
     p->type = (uint8_t)type;
     p->flags = r->mode == FERRY_MODE_SYNC ? FERRY_PKT_FLAG_SYNC : 0;
     p->reserved = 0;
+    p->msg_id = r->msg_id;
     p->src = r->comm->rank;
     p->tag = r->tag;
     p->ctx = r->ctx;
@@ -108,6 +110,11 @@ long ferry_proto_sends_queued(void)
 static void send_done(struct ferry_request *r)
 {
     sends_inflight--;
+    if (r->cancel_pending) {
+        /* the cancel's reply completes it (ferry_proto_on_cancel_reply) */
+        r->op_done = 1;
+        return;
+    }
     ferry_request_complete(r);
 }
 
@@ -211,6 +218,10 @@ void ferry_proto_isend(struct ferry_request *r)
     }
     int peer = ferry_comm_world_rank(r->comm, r->peer);
     r->world_peer = peer;
+    if (++last_msg_id == 0)
+        last_msg_id = 1;
+    r->msg_id = last_msg_id;
+    r->op_done = 0;
     r->bytes = ferry_dt_bytes(r->dt, r->count);
     r->done_bytes = 0;
     ferry_status_set(&r->status, MPI_UNDEFINED, MPI_UNDEFINED, MPI_SUCCESS, 0, 0);
@@ -237,6 +248,7 @@ int ferry_proto_send_now(struct ferry_comm *c, const void *buf, size_t count, st
         return 0;
     p->type = FERRY_PKT_EAGER;
     p->flags = 0;
+    p->msg_id = 0;   /* no request, nothing can cancel it */
     p->src = c->rank;
     p->tag = tag;
     p->ctx = c->ctx;
@@ -267,6 +279,62 @@ void ferry_proto_on_fin(int src, const struct ferry_pkt *pkt)
 {
     struct ferry_request *r = (struct ferry_request *)(uintptr_t)pkt->sreq;
     send_done(r);
+}
+
+/* MPI_Cancel of a send (MPI-3.1 3.8.4). Whether the message can still be
+ * taken back is known only at the receiver: an eager message that has not
+ * matched sits in its unexpected queue, a rendezvous one as an RTS there.
+ * So ask it: CANCEL goes behind the message on the same ordered channel, the
+ * receiver removes the message if it is still unmatched and answers. Until
+ * the answer is in, the request is not complete -- an eager send that had
+ * completed locally is reopened -- so the Wait/Test that follows reports the
+ * outcome. A send that matched meanwhile completes normally. */
+int ferry_proto_cancel_send(struct ferry_request *r)
+{
+    if (r->cancel_pending || !r->msg_id)
+        return 0;   /* one cancel at a time; PROC_NULL and unstarted sends have nothing to take back */
+    if (r->complete) {
+        ferry_request_start(r);
+        r->op_done = 1;
+    }
+    r->cancel_pending = 1;
+    sends_inflight++;   /* Finalize waits for the answer */
+    struct ferry_pkt p;
+    memset(&p, 0, sizeof p);
+    p.type = FERRY_PKT_CANCEL;
+    p.msg_id = r->msg_id;
+    p.src = r->comm->rank;
+    p.tag = r->tag;
+    p.ctx = r->ctx;
+    p.sreq = (uint64_t)(uintptr_t)r;
+    ferry_proto_send_ctrl(r->world_peer, &p);
+    return 1;
+}
+
+void ferry_proto_on_cancel_reply(int src, const struct ferry_pkt *pkt)
+{
+    (void)src;
+    struct ferry_request *r = (struct ferry_request *)(uintptr_t)pkt->sreq;
+    r->cancel_pending = 0;
+    sends_inflight--;
+    if (pkt->flags & FERRY_PKT_FLAG_CANCELLED) {
+        r->status.count_hi_and_cancelled |= 1;
+        if (!r->op_done) {
+            /* a rendezvous whose RTS the receiver dropped: no CTS/FIN will come */
+            sends_inflight--;
+            r->op_done = 1;
+        }
+    }
+    struct ferry_request *outer = r->outer;
+    if (outer) {
+        /* an Ibsend / persistent Bsend request waiting on its copy's cancel */
+        r->outer = NULL;
+        if (pkt->flags & FERRY_PKT_FLAG_CANCELLED)
+            outer->status.count_hi_and_cancelled |= 1;
+        ferry_request_complete(outer);
+    }
+    if (r->op_done)
+        ferry_request_complete(r);
 }
 
 int ferry_proto_progress_sends(void)

@@ -15,7 +15,8 @@ CHECK is one or both of:
               Ferry lacks fail too, except the MPI-4 / MPICH-only ones below.
 
   prototypes  Every MPI-3.1 function MPICH declares is declared by Ferry, with
-              the same parameter and return types.
+              the same parameter and return types; so is every later one
+              (MPI-4) that Ferry declares.
 
 Fails (exit 1) when MPICH's header is not found: CI installs libmpich-dev.
 """
@@ -285,8 +286,14 @@ def check_prototypes(args, tmp):
         if ferry[n] != mpich[n]:
             fail('%s: Ferry %s%s, MPICH %s%s' % (n, ferry[n][0], list(ferry[n][1]),
                                                 mpich[n][0], list(mpich[n][1])))
+    # MPI-4 functions Ferry already declares must match MPICH's too
+    for n in sorted(n for n in mpich if not_mpi31(n) and n in ferry):
+        checked += 1
+        if ferry[n] != mpich[n]:
+            fail('%s: Ferry %s%s, MPICH %s%s' % (n, ferry[n][0], list(ferry[n][1]),
+                                                mpich[n][0], list(mpich[n][1])))
     extra = sorted(n for n in ferry if n not in mpich)
-    print('prototypes: %d MPICH MPI-3.1 functions checked; Ferry declares %d MPI_ functions; '
+    print('prototypes: %d MPICH functions checked (MPI-3.1 and the MPI-4 ones Ferry declares); Ferry declares %d MPI_ functions; '
           'not in MPICH\'s header (MPICH uses macros or lacks them): %s'
           % (checked, len(ferry), ', '.join(extra) or 'none'))
 

@@ -1,0 +1,83 @@
+/* Generalized requests (MPI-3.1 12.2): a request whose operation the
+ * application runs itself. MPI_Grequest_start hands back an active request,
+ * MPI_Grequest_complete marks it complete, and the completion calls treat it
+ * like any other request, calling the application back:
+ *
+ *   query_fn   fills the status whenever a completion call or
+ *              Request_get_status reports a complete one; its return value is
+ *              the operation's error
+ *   free_fn    once, when the request goes away: at the Wait/Test that
+ *              completes it, at Request_free of a complete one, or at
+ *              Grequest_complete of one already freed
+ *   cancel_fn  at MPI_Cancel, told whether it is complete yet
+ *
+ * Nothing here drives progress: a Wait on a generalized request that nobody
+ * completes waits forever, as the standard says. They are not counted in
+ * ferry_requests_active, which tracks operations that use datatypes. */
+#include "api/check.h"
+#include "api/p2p_internal.h"
+
+#pragma weak MPI_Grequest_start = PMPI_Grequest_start
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
+{
+    int rc = check_init("MPI_Grequest_start");
+    if (rc)
+        return rc;
+    if (!request)
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Grequest_start", "request pointer is NULL");
+    struct ferry_request *r = ferry_request_new(FERRY_REQ_GREQ);
+    r->greq_query = query_fn;
+    r->greq_free = free_fn;
+    r->greq_cancel = cancel_fn;
+    r->greq_state = extra_state;
+    r->complete = 0;
+    *request = r->handle;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
+int PMPI_Grequest_complete(MPI_Request request)
+{
+    int rc = check_init("MPI_Grequest_complete");
+    if (rc)
+        return rc;
+    struct ferry_request *r = ferry_request_get(request);
+    if (!r || r->kind != FERRY_REQ_GREQ)
+        return ferry_error(NULL, MPI_ERR_REQUEST, "MPI_Grequest_complete",
+                           "0x%x is not a generalized request", (unsigned)request);
+    if (r->complete)
+        return ferry_error(NULL, MPI_ERR_REQUEST, "MPI_Grequest_complete",
+                           "the generalized request is already complete");
+    r->complete = 1;
+    if (r->user_freed) {
+        /* Request_free came first: this is the last the application says
+         * about it */
+        int err = ferry_greq_free(r);
+        ferry_request_free(r);
+        if (err)
+            return ferry_error(NULL, err, "MPI_Grequest_complete", "free_fn returned error %d", err);
+    }
+    return MPI_SUCCESS;
+}
+
+int ferry_greq_query(struct ferry_request *r)
+{
+    /* what the status says if query_fn leaves fields alone */
+    ferry_status_set(&r->status, MPI_UNDEFINED, MPI_UNDEFINED, MPI_SUCCESS, 0, 0);
+    int err = r->greq_query ? r->greq_query(r->greq_state, &r->status) : MPI_SUCCESS;
+    r->status.MPI_ERROR = err;
+    return err;
+}
+
+int ferry_greq_free(struct ferry_request *r)
+{
+    MPI_Grequest_free_function *fn = r->greq_free;
+    r->greq_free = NULL;   /* once */
+    return fn ? fn(r->greq_state) : MPI_SUCCESS;
+}
+
+int ferry_greq_cancel(struct ferry_request *r)
+{
+    return r->greq_cancel ? r->greq_cancel(r->greq_state, r->complete) : MPI_SUCCESS;
+}

@@ -1,0 +1,134 @@
+/* mpi4_misc: small MPI-4.0 additions that MPICH 4 programs use.
+ *
+ * 1 MPI_Info_get_string: the value and, in buflen, the size it needs (NUL
+ *   included); truncation to buflen-1 characters plus NUL; buflen 0 only
+ *   asks the size (the buffer is left alone); a missing key sets flag 0 and leaves
+ *   buflen and the buffer alone; an empty value.
+ * 2 MPI_Comm_idup_with_info: a working duplicate (own context: traffic on
+ *   the parent does not match on it), whose info hints are the given ones,
+ *   not the parent's; with MPI_INFO_NULL too; several in flight at once.
+ *
+ * Built against an MPI-3 library (Open MPI 4.1, used to validate the tests)
+ * the program only says so.
+ */
+#include "common.h"
+
+#if MPI_VERSION >= 4 || defined(FERRY_MPI_H_INCLUDED)
+static int rank, size;
+
+static void info_get_string(void)
+{
+    MPI_Info in;
+    CHECK_RC(MPI_Info_create(&in));
+    CHECK_RC(MPI_Info_set(in, "alpha", "0123456789"));
+    CHECK_RC(MPI_Info_set(in, "empty", ""));
+    char buf[32];
+    int len = (int)sizeof buf, flag = -1;
+    CHECK_RC(MPI_Info_get_string(in, "alpha", &len, buf, &flag));
+    CHECK(flag == 1 && len == 11 && !strcmp(buf, "0123456789"), "whole value: flag %d len %d '%s'", flag, len, buf);
+
+    memset(buf, 'x', sizeof buf);
+    len = 5;
+    CHECK_RC(MPI_Info_get_string(in, "alpha", &len, buf, &flag));
+    CHECK(flag == 1 && len == 11, "truncated: flag %d, buflen %d should be the full size 11", flag, len);
+    CHECK(!memcmp(buf, "0123", 5) && buf[5] == 'x', "truncated to buflen 5: '%.5s' then '%c'", buf, buf[5]);
+
+    len = 0;
+    flag = -1;
+    memset(buf, 'x', sizeof buf);
+    CHECK_RC(MPI_Info_get_string(in, "alpha", &len, buf, &flag));
+    CHECK(flag == 1 && len == 11 && buf[0] == 'x', "size query: flag %d len %d, buffer touched %d", flag, len,
+          buf[0] != 'x');
+
+    len = 11;
+    memset(buf, 'x', sizeof buf);
+    CHECK_RC(MPI_Info_get_string(in, "alpha", &len, buf, &flag));
+    CHECK(len == 11 && !strcmp(buf, "0123456789"), "exact size: len %d '%s'", len, buf);
+
+    len = (int)sizeof buf;
+    memset(buf, 'x', sizeof buf);
+    CHECK_RC(MPI_Info_get_string(in, "empty", &len, buf, &flag));
+    CHECK(flag == 1 && len == 1 && buf[0] == 0, "empty value: flag %d len %d", flag, len);
+
+    len = 7;
+    flag = -1;
+    memset(buf, 'x', sizeof buf);
+    CHECK_RC(MPI_Info_get_string(in, "missing", &len, buf, &flag));
+    CHECK(flag == 0 && len == 7 && buf[0] == 'x', "missing key: flag %d len %d, buffer touched %d", flag, len,
+          buf[0] != 'x');
+    CHECK_RC(MPI_Info_free(&in));
+}
+
+static void idup_with_info(void)
+{
+    MPI_Info hints, got;
+    CHECK_RC(MPI_Info_create(&hints));
+    CHECK_RC(MPI_Info_set(hints, "mpi_assert_no_any_tag", "true"));
+    enum { N = 4 };
+    MPI_Comm dups[N];
+    MPI_Request r[N];
+    for (int i = 0; i < N; i++)
+        CHECK_RC(MPI_Comm_idup_with_info(MPI_COMM_WORLD, i % 2 ? MPI_INFO_NULL : hints, &dups[i], &r[i]));
+    CHECK_RC(MPI_Info_free(&hints));   /* the communicators keep their own copies */
+    CHECK_RC(MPI_Waitall(N, r, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < N; i++) {
+        int res = -1, nkeys = -1, flag = 0;
+        CHECK_RC(MPI_Comm_compare(MPI_COMM_WORLD, dups[i], &res));
+        CHECK(res == MPI_CONGRUENT, "idup_with_info %d: compare gives %d", i, res);
+        CHECK_RC(MPI_Comm_get_info(dups[i], &got));
+        if (i % 2 == 0) {
+            /* an implementation may drop hints it does not use; one it keeps is
+             * the given value */
+            char v[16];
+            int len = (int)sizeof v;
+            CHECK_RC(MPI_Info_get_string(got, "mpi_assert_no_any_tag", &len, v, &flag));
+            CHECK(!flag || !strcmp(v, "true"), "idup_with_info %d: hint is '%s'", i, v);
+        } else {
+            char v[16];
+            int len = (int)sizeof v;
+            CHECK_RC(MPI_Info_get_nkeys(got, &nkeys));
+            CHECK(nkeys >= 0, "Info_get_nkeys gave %d", nkeys);
+            CHECK_RC(MPI_Info_get_string(got, "mpi_assert_no_any_tag", &len, v, &flag));
+            /* no hint, or the default (MPICH lists every hint it knows) */
+            CHECK(!flag || strcmp(v, "true"), "idup_with_info(MPI_INFO_NULL) %d has the other communicators' hint",
+                  i);
+        }
+        CHECK_RC(MPI_Info_free(&got));
+    }
+    /* own context: a message on the parent is not received on a dup */
+    int to = (rank + 1) % size, from = (rank + size - 1) % size, out = rank, in = -1, flag = 1;
+    MPI_Request s;
+    CHECK_RC(MPI_Isend(&out, 1, MPI_INT, to, 9, MPI_COMM_WORLD, &s));
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    for (int i = 0; i < N; i++) {
+        CHECK_RC(MPI_Iprobe(from, 9, dups[i], &flag, MPI_STATUS_IGNORE));
+        CHECK(!flag, "a message on MPI_COMM_WORLD is visible on duplicate %d", i);
+    }
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    for (int i = 0; i < N; i++) {
+        CHECK_RC(MPI_Sendrecv(&out, 1, MPI_INT, to, 9, &in, 1, MPI_INT, from, 9, dups[i], MPI_STATUS_IGNORE));
+        CHECK(in == from, "duplicate %d: got %d from %d", i, in, from);
+    }
+    CHECK_RC(MPI_Recv(&in, 1, MPI_INT, from, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_Wait(&s, MPI_STATUS_IGNORE));
+    for (int i = 0; i < N; i++)
+        CHECK_RC(MPI_Comm_free(&dups[i]));
+}
+
+int main(int argc, char **argv)
+{
+    tc_init(&argc, &argv, &rank, &size);
+    info_get_string();
+    idup_with_info();
+    return tc_finish("mpi4_misc");
+}
+#else
+int main(int argc, char **argv)
+{
+    int rank, size;
+    tc_init(&argc, &argv, &rank, &size);
+    if (rank == 0)
+        printf("mpi4_misc: this MPI (MPI_VERSION %d) has no MPI-4 functions, nothing checked\n", MPI_VERSION);
+    return tc_finish("mpi4_misc");
+}
+#endif
