@@ -382,8 +382,8 @@ static const char *builtin(int kind, size_t bytes, int n)
     case FERRY_COLL_ALLTOALLV:
     case FERRY_COLL_ALLTOALLW:
         return n <= 8 ? "linear" : "pairwise";
-    case FERRY_COLL_REDUCE:
-        return bytes <= 65536 ? "binomial" : "redscat_gather";
+    case FERRY_COLL_REDUCE:   /* 2 ranks: one message and one local reduction at every size */
+        return bytes <= 65536 || n <= 2 ? "binomial" : "redscat_gather";
     case FERRY_COLL_ALLREDUCE:
         if (bytes <= 8192)
             return "recursive_doubling";

@@ -360,11 +360,11 @@ static long size_limit(enum ferry_coll_kind kind)
 {
     switch (kind) {
     case FERRY_COLL_BARRIER: return LONG_MAX;
-    case FERRY_COLL_REDUCE:
-    case FERRY_COLL_ALLREDUCE: return ferry_cfg.coll_shm_reduce_max;
     default:
         if (ferry_rt.oversubscribed)
             return ferry_cfg.coll_shm_oversub_max;
+        if (kind == FERRY_COLL_REDUCE || kind == FERRY_COLL_ALLREDUCE)
+            return ferry_cfg.coll_shm_reduce_max;
         if (kind == FERRY_COLL_GATHER)
             return ferry_cfg.coll_shm_gather_max;
         if (kind == FERRY_COLL_ALLGATHER)

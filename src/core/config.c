@@ -107,15 +107,17 @@ static const struct config_var vars[] = {
     {"FERRY_COLL_SHM_MAX", &ferry_cfg.coll_shm_max, 32768, 0, 1L << 40,
      "Default rules with a CPU per rank: bcast, scatter and alltoall up to this many bytes per rank use "
      "shared memory (above, single-copy point-to-point algorithms move the data in one copy)."},
-    {"FERRY_COLL_SHM_GATHER_MAX", &ferry_cfg.coll_shm_gather_max, 512 * 1024, 0, 1L << 40,
-     "The same limit for gather (the root copies every block out of the segment while the next chunks "
-     "come in)."},
-    {"FERRY_COLL_SHM_ALLGATHER_MAX", &ferry_cfg.coll_shm_allgather_max, 256 * 1024, 0, 1L << 40,
+    {"FERRY_COLL_SHM_GATHER_MAX", &ferry_cfg.coll_shm_gather_max, 16384, 0, 1L << 40,
+     "The same limit for gather (above it, with 2 MiB point-to-point rings, the pipelined point-to-point "
+     "algorithms were twice as fast at 128 KiB on the development VM)."},
+    {"FERRY_COLL_SHM_ALLGATHER_MAX", &ferry_cfg.coll_shm_allgather_max, 16384, 0, 1L << 40,
      "The same limit for allgather."},
     {"FERRY_COLL_SHM_OVERSUB_MAX", &ferry_cfg.coll_shm_oversub_max, 1L << 40, 0, 1L << 40,
      "Default rules when ranks outnumber CPUs: the same limit (fewer synchronization steps win there)."},
-    {"FERRY_COLL_SHM_REDUCE_MAX", &ferry_cfg.coll_shm_reduce_max, 1L << 40, 0, 1L << 40,
-     "Default rules: reduce and allreduce up to this many bytes use shared memory."},
+    {"FERRY_COLL_SHM_REDUCE_MAX", &ferry_cfg.coll_shm_reduce_max, 16384, 0, 1L << 40,
+     "Default rules with a CPU per rank: reduce and allreduce up to this many bytes use shared memory "
+     "(above, point-to-point reduce-scatter/allgather and binomial trees won on the development VM); "
+     "oversubscribed, FERRY_COLL_SHM_OVERSUB_MAX applies."},
     {"FERRY_COLL_SHM_FLAT_MAX", &ferry_cfg.coll_shm_flat_max, 16384, 0, 1L << 40,
      "Shared-memory allreduce: vectors up to this many bytes are reduced whole by every rank (one step); "
      "larger ones by reduce-scatter + allgather (each rank reduces 1/n)."},
