@@ -131,6 +131,17 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI
     return MPI_SUCCESS;
 }
 
+/* The send half and the receive half of a (I)Sendrecv(_replace), checked as
+ * a send and as a receive. */
+static int check_sendrecv(MPI_Comm comm, const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
+                          const void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
+                          struct ferry_comm **c, struct ferry_datatype **sdt, struct ferry_datatype **rdt,
+                          const char *fn)
+{
+    int rc = check_p2p(comm, sbuf, scount, stype, dest, stag, 1, c, sdt, fn);
+    return rc ? rc : check_p2p(comm, rbuf, rcount, rtype, source, rtag, 0, c, rdt, fn);
+}
+
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
@@ -138,9 +149,8 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     const char *fn = "MPI_Sendrecv";
     struct ferry_comm *c;
     struct ferry_datatype *sdt, *rdt;
-    int rc = check_p2p(comm, sendbuf, sendcount, sendtype, dest, sendtag, 1, &c, &sdt, fn);
-    if (!rc)
-        rc = check_p2p(comm, recvbuf, recvcount, recvtype, source, recvtag, 0, &c, &rdt, fn);
+    int rc = check_sendrecv(comm, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                            recvtag, &c, &sdt, &rdt, fn);
     if (rc)
         return rc;
     struct ferry_request *rr = ferry_api_start_recv(recvbuf, recvcount, rdt, c, source, recvtag);
@@ -157,9 +167,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int
     const char *fn = "MPI_Sendrecv_replace";
     struct ferry_comm *c;
     struct ferry_datatype *dt;
-    int rc = check_p2p(comm, buf, count, type, dest, sendtag, 1, &c, &dt, fn);
-    if (!rc)
-        rc = check_p2p(comm, buf, count, type, source, recvtag, 0, &c, &dt, fn);
+    int rc = check_sendrecv(comm, buf, count, type, dest, sendtag, buf, count, type, source, recvtag, &c, &dt, &dt, fn);
     if (rc)
         return rc;
     /* send a packed copy, receive in place */
@@ -209,9 +217,8 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, in
     const char *fn = "MPI_Isendrecv";
     struct ferry_comm *c;
     struct ferry_datatype *sdt, *rdt;
-    int rc = check_p2p(comm, sendbuf, sendcount, sendtype, dest, sendtag, 1, &c, &sdt, fn);
-    if (!rc)
-        rc = check_p2p(comm, recvbuf, recvcount, recvtype, source, recvtag, 0, &c, &rdt, fn);
+    int rc = check_sendrecv(comm, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                            recvtag, &c, &sdt, &rdt, fn);
     if (rc)
         return rc;
     if (!request)
@@ -228,9 +235,7 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, in
     const char *fn = "MPI_Isendrecv_replace";
     struct ferry_comm *c;
     struct ferry_datatype *dt;
-    int rc = check_p2p(comm, buf, count, type, dest, sendtag, 1, &c, &dt, fn);
-    if (!rc)
-        rc = check_p2p(comm, buf, count, type, source, recvtag, 0, &c, &dt, fn);
+    int rc = check_sendrecv(comm, buf, count, type, dest, sendtag, buf, count, type, source, recvtag, &c, &dt, &dt, fn);
     if (rc)
         return rc;
     if (!request)
