@@ -898,35 +898,18 @@ static int build(struct ferry_sched *s, const struct ferry_coll_args *a, enum fe
     return MPI_SUCCESS;
 }
 
-int barrier_shm(struct ferry_sched *s, const struct ferry_coll_args *a)
-{
-    return build(s, a, FERRY_COLL_BARRIER);
-}
-int bcast_shm(struct ferry_sched *s, const struct ferry_coll_args *a)
-{
-    return build(s, a, FERRY_COLL_BCAST);
-}
-int reduce_shm(struct ferry_sched *s, const struct ferry_coll_args *a)
-{
-    return build(s, a, FERRY_COLL_REDUCE);
-}
-int allreduce_shm(struct ferry_sched *s, const struct ferry_coll_args *a)
-{
-    return build(s, a, FERRY_COLL_ALLREDUCE);
-}
-int gather_shm(struct ferry_sched *s, const struct ferry_coll_args *a)
-{
-    return build(s, a, FERRY_COLL_GATHER);
-}
-int scatter_shm(struct ferry_sched *s, const struct ferry_coll_args *a)
-{
-    return build(s, a, FERRY_COLL_SCATTER);
-}
-int allgather_shm(struct ferry_sched *s, const struct ferry_coll_args *a)
-{
-    return build(s, a, FERRY_COLL_ALLGATHER);
-}
-int alltoall_shm(struct ferry_sched *s, const struct ferry_coll_args *a)
-{
-    return build(s, a, FERRY_COLL_ALLTOALL);
-}
+/* The algorithm entries of the selection table (coll_impl.h): one shared-memory
+ * operation each, of its kind. */
+#define SHM_ENTRY(name, kind)                                               \
+    int name##_shm(struct ferry_sched *s, const struct ferry_coll_args *a) \
+    {                                                                       \
+        return build(s, a, kind);                                           \
+    }
+SHM_ENTRY(barrier, FERRY_COLL_BARRIER)
+SHM_ENTRY(bcast, FERRY_COLL_BCAST)
+SHM_ENTRY(reduce, FERRY_COLL_REDUCE)
+SHM_ENTRY(allreduce, FERRY_COLL_ALLREDUCE)
+SHM_ENTRY(gather, FERRY_COLL_GATHER)
+SHM_ENTRY(scatter, FERRY_COLL_SCATTER)
+SHM_ENTRY(allgather, FERRY_COLL_ALLGATHER)
+SHM_ENTRY(alltoall, FERRY_COLL_ALLTOALL)
