@@ -106,7 +106,7 @@ static const struct config_var vars[] = {
      "Oversubscribed, a step is a whole slot."},
     {"FERRY_COLL_SHM_MAX", &ferry_cfg.coll_shm_max, 32768, 0, 1L << 40,
      "Default rules with a CPU per rank: bcast, scatter and alltoall up to this many bytes per rank use "
-     "shared memory (above, single-copy point-to-point algorithms move the data in one copy)."},
+     "shared memory (above, the point-to-point algorithms over the pipelined rings move the data)."},
     {"FERRY_COLL_SHM_GATHER_MAX", &ferry_cfg.coll_shm_gather_max, 16384, 0, 1L << 40,
      "The same limit for gather (above it, with 2 MiB point-to-point rings, the pipelined point-to-point "
      "algorithms were twice as fast at 128 KiB on the development VM)."},
