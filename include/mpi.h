@@ -309,6 +309,8 @@ typedef struct {
 
 /* --- communicator split types ------------------------------------------- */
 #define MPI_COMM_TYPE_SHARED  1
+#define MPI_COMM_TYPE_HW_GUIDED   2   /* MPI-4 */
+#define MPI_COMM_TYPE_HW_UNGUIDED 3   /* MPI-4 */
 
 /* --- datatype decoding: combiners (MPI_Type_get_envelope) --------------- */
 #define MPI_COMBINER_NAMED             1

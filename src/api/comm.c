@@ -255,6 +255,11 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
                 color = w;
                 break;
             }
+    } else if (split_type == MPI_COMM_TYPE_HW_GUIDED || split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
+        /* MPI-4: a split by hardware resource. Ferry knows no resource finer
+         * than the node to split by, which MPI-4 answers with MPI_COMM_NULL
+         * (still a collective call: every rank takes part in the split). */
+        color = MPI_UNDEFINED;
     } else {
         return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_split_type", "unknown split type %d", split_type);
     }

@@ -11,7 +11,8 @@
  * with different tags (the context id is unique on every member, even on
  * members that used more ids than the others), a nested create_group from a subcommunicator with a
  * reversed group, and repeated creation with one tag. Comm_split_type
- * (MPI_COMM_TYPE_SHARED against processor names, key order, MPI_UNDEFINED).
+ * (MPI_COMM_TYPE_SHARED against processor names, key order, MPI_UNDEFINED; the MPI-4 hardware
+ * splits give MPI_COMM_NULL).
  * Comm_idup (Wait and Test complete it, the communicator works, the request
  * becomes MPI_REQUEST_NULL; it returns before the other members call it;
  * several in flight among blocking dups and splits on ranks that used
@@ -307,6 +308,19 @@ static void test_split_type(void)
         check_comm(c, ref, n, "split_type(shared, evens)");
         CHECK_RC(MPI_Comm_free(&c));
     }
+    /* MPI-4 hardware splits: no resource finer than the node, so MPI_COMM_NULL
+     * everywhere (MPI_COMM_TYPE_* come from MPICH's header too) */
+#ifdef MPI_COMM_TYPE_HW_GUIDED
+    /* the standard: HW_GUIDED without an mpi_hw_resource_type hint gives MPI_COMM_NULL */
+    CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, MPI_INFO_NULL, &c));
+    CHECK(c == MPI_COMM_NULL, "HW_GUIDED without a resource type gave a communicator");
+    /* Ferry's choice (MPICH may split by a real resource level here) */
+    CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &c));
+    if (!tc_mpich_version())
+        CHECK(c == MPI_COMM_NULL, "HW_UNGUIDED gave a communicator");
+    else if (c != MPI_COMM_NULL)
+        CHECK_RC(MPI_Comm_free(&c));
+#endif
     free(all);
     free(ref);
 }
