@@ -608,6 +608,22 @@ static void copy_block(struct shm_comm *m, const void *sb, size_t sc, struct fer
     }
 }
 
+/* Gather's root and allgather: copy every other rank's piece of step s into
+ * its block of rbuf as it arrives, starting after our own rank (o->idx counts
+ * the ranks done, from 1; returns 0 to be resumed at the first missing one). */
+static int collect_blocks(struct shm_op *o, uint64_t s, size_t off, size_t len)
+{
+    struct shm_comm *m = o->m;
+    const struct ferry_coll_args *a = &o->a;
+    for (; o->idx < m->n; o->idx++) {
+        int i = (m->rank + o->idx) % m->n;
+        if (get(arrive(m, i, s)) < s)
+            return 0;
+        put_bytes(blk(a->rbuf, (size_t)i, a->rcount, a->rdt), a->rcount, a->rdt, off, area(o, i, s), len);
+    }
+    return 1;
+}
+
 static int gather_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
 {
     struct shm_comm *m = o->m;
@@ -625,17 +641,9 @@ static int gather_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
             copy_block(m, a->sbuf, a->scount, a->sdt, blk(a->rbuf, (size_t)me, a->rcount, a->rdt), a->rcount,
                        a->rdt, off, len);
         o->phase = 1;
-        o->idx = 0;
+        o->idx = 1;
     }
-    for (; o->idx < m->n; o->idx++) {
-        int i = o->idx;
-        if (i == root)
-            continue;
-        if (get(arrive(m, i, s)) < s)
-            return 0;
-        put_bytes(blk(a->rbuf, (size_t)i, a->rcount, a->rdt), a->rcount, a->rdt, off, area(o, i, s), len);
-    }
-    return 1;
+    return collect_blocks(o, s, off, len);
 }
 
 static int scatter_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
@@ -666,7 +674,7 @@ static int allgather_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
 {
     struct shm_comm *m = o->m;
     const struct ferry_coll_args *a = &o->a;
-    int me = m->rank, n = m->n;
+    int me = m->rank;
     if (o->phase == 0) {
         if (!writable(m, s))
             return 0;
@@ -682,13 +690,7 @@ static int allgather_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
         o->phase = 1;
         o->idx = 1;
     }
-    for (; o->idx < n; o->idx++) {
-        int i = (me + o->idx) % n;
-        if (get(arrive(m, i, s)) < s)
-            return 0;
-        put_bytes(blk(a->rbuf, (size_t)i, a->rcount, a->rdt), a->rcount, a->rdt, off, area(o, i, s), len);
-    }
-    return 1;
+    return collect_blocks(o, s, off, len);
 }
 
 static int alltoall_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
