@@ -40,9 +40,9 @@ int ferry_progress(void)
     return n;
 }
 
-/* Oversubscribed, a waiting rank gives the CPU away quickly: a few polls,
- * a few yields, then it sleeps until a peer rings it. */
-
+/* Oversubscribed, a waiting rank gives the CPU away quickly: a few polls
+ * (FERRY_OVERSUB_SPIN), a few yields (FERRY_OVERSUB_YIELDS), then it sleeps
+ * until a peer rings it. */
 void ferry_progress_wait(struct ferry_waiter *w)
 {
     if (ferry_progress()) {
