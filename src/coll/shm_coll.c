@@ -100,6 +100,7 @@ struct shm_comm {
     uint64_t mydone;   /* last step this rank finished (its own done flag) */
     uint64_t safe;     /* every rank's done was >= this when last looked at */
     int may_sleep;     /* oversubscribed: waiters may sleep, publishers must wake */
+    int release_barrier; /* barrier: rank 0 releases the others (FERRY_COLL_SHM_BARRIER) */
     char *scratch;     /* 2 * slot bytes of private memory */
     int uses;          /* eligible blocking collectives so far (lazy creation) */
     int failed;        /* creation failed: never retried */
@@ -309,6 +310,8 @@ static int attach(struct ferry_comm *c, struct shm_comm *m)
         return -1;
     }
     m->may_sleep = ferry_rt.oversubscribed;
+    m->release_barrier = ferry_cfg.coll_shm_barrier == FERRY_SHM_BARRIER_RELEASE ||
+                         (ferry_cfg.coll_shm_barrier == FERRY_SHM_BARRIER_AUTO && ferry_rt.oversubscribed);
     m->scratch = ferry_xmalloc(2 * m->step);
     return 0;
 }
@@ -358,18 +361,24 @@ static long call_size(enum ferry_coll_kind kind, struct ferry_comm *c, const str
 
 static long size_limit(enum ferry_coll_kind kind)
 {
-    switch (kind) {
-    case FERRY_COLL_BARRIER: return LONG_MAX;
-    default:
-        if (ferry_rt.oversubscribed)
+    if (kind == FERRY_COLL_BARRIER)
+        return LONG_MAX;
+    if (ferry_rt.oversubscribed) {
+        if (ferry_cfg.coll_shm_oversub_max >= 0)
             return ferry_cfg.coll_shm_oversub_max;
-        if (kind == FERRY_COLL_REDUCE || kind == FERRY_COLL_ALLREDUCE)
-            return ferry_cfg.coll_shm_reduce_max;
-        if (kind == FERRY_COLL_GATHER)
-            return ferry_cfg.coll_shm_gather_max;
-        if (kind == FERRY_COLL_ALLGATHER)
-            return ferry_cfg.coll_shm_allgather_max;
-        return ferry_cfg.coll_shm_max;
+        switch (kind) {   /* see FERRY_COLL_SHM_OVERSUB_MAX */
+        case FERRY_COLL_SCATTER: return 64 * 1024;
+        case FERRY_COLL_REDUCE:
+        case FERRY_COLL_ALLGATHER: return LONG_MAX;
+        default: return 512 * 1024;
+        }
+    }
+    switch (kind) {
+    case FERRY_COLL_REDUCE:
+    case FERRY_COLL_ALLREDUCE: return ferry_cfg.coll_shm_reduce_max;
+    case FERRY_COLL_GATHER: return ferry_cfg.coll_shm_gather_max;
+    case FERRY_COLL_ALLGATHER: return ferry_cfg.coll_shm_allgather_max;
+    default: return ferry_cfg.coll_shm_max;
     }
 }
 
@@ -438,9 +447,30 @@ static void put_bytes(void *buf, size_t count, struct ferry_datatype *dt, size_t
         ferry_dt_unpack(dt, buf, off, in, len);
 }
 
+/* Barrier, flat: every rank posts its arrival and leaves once it has seen
+ * every arrival. Release: rank 0 posts (its "arrival") only once it has seen
+ * the others', and they leave on seeing rank 0's post: one more hand-over,
+ * but rank 0 leaves first, so that a collective rooted there (the common
+ * pattern after a barrier) finds its root's data already posted instead of
+ * waiting for the root to be scheduled (oversubscribed, each such wait is a
+ * context switch). */
 static int barrier_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
 {
     struct shm_comm *m = o->m;
+    if (m->release_barrier) {
+        if (m->rank == 0) {
+            for (o->idx = FERRY_MAX(o->idx, 1); o->idx < m->n; o->idx++)
+                if (get(arrive(m, o->idx, s)) < s)
+                    return 0;
+            put(m, arrive(m, 0, s), s);
+            return 1;
+        }
+        if (o->phase == 0) {
+            put(m, arrive(m, m->rank, s), s);
+            o->phase = 1;
+        }
+        return get(arrive(m, 0, s)) >= s;
+    }
     if (o->phase == 0) {
         put(m, arrive(m, m->rank, s), s);
         o->phase = 1;

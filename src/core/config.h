@@ -42,9 +42,11 @@ struct ferry_config {
     long coll_shm_oversub_max;   /* the same when oversubscribed */
     long coll_shm_reduce_max;    /* default rules: largest vector for shm reduce/allreduce */
     long coll_shm_flat_max;  /* shm allreduce: largest vector every rank reduces whole */
+    long coll_shm_barrier;   /* FERRY_SHM_BARRIER_* */
     long coll_shm_yields;    /* oversubscribed: yields before a shm collective waiter sleeps */
 };
 enum ferry_shm_backend { FERRY_SHM_BACKEND_MEMFD, FERRY_SHM_BACKEND_POSIX };
+enum ferry_shm_barrier { FERRY_SHM_BARRIER_AUTO, FERRY_SHM_BARRIER_FLAT, FERRY_SHM_BARRIER_RELEASE };
 extern struct ferry_config ferry_cfg;
 
 /* Read FERRY_* from the environment; a malformed value is a fatal error that
