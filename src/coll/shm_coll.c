@@ -864,7 +864,7 @@ static void shm_wait(struct shm_op *o, unsigned *idle)
     if (!m->may_sleep) {
         /* a CPU of our own: spin; keep point-to-point traffic and
          * nonblocking operations moving now and then */
-        __builtin_ia32_pause();
+        cpu_relax();
         if ((*idle & 63) == 0) {
             ferry_progress();
             if (*idle > (unsigned long)ferry_cfg.spin && (*idle & 1023) == 0)
@@ -872,12 +872,12 @@ static void shm_wait(struct shm_op *o, unsigned *idle)
         }
         return;
     }
-    if (*idle <= 16) {
-        __builtin_ia32_pause();
+    if (*idle <= (unsigned long)ferry_cfg.coll_shm_spin) {
+        cpu_relax();
         return;
     }
     ferry_progress();
-    if (*idle <= 16 + (unsigned)ferry_cfg.coll_shm_yields) {
+    if (*idle <= (unsigned long)(ferry_cfg.coll_shm_spin + ferry_cfg.coll_shm_yields)) {
         sched_yield();
         return;
     }

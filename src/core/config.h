@@ -43,6 +43,7 @@ struct ferry_config {
     long coll_shm_reduce_max;    /* default rules: largest vector for shm reduce/allreduce */
     long coll_shm_flat_max;  /* shm allreduce: largest vector every rank reduces whole */
     long coll_shm_barrier;   /* FERRY_SHM_BARRIER_* */
+    long coll_shm_spin;      /* oversubscribed: polls before a shm collective waiter yields */
     long coll_shm_yields;    /* oversubscribed: yields before a shm collective waiter sleeps */
 };
 enum ferry_shm_backend { FERRY_SHM_BACKEND_MEMFD, FERRY_SHM_BACKEND_POSIX };

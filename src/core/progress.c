@@ -6,17 +6,6 @@
 #include "transport/transport.h"
 #include <sched.h>
 
-/* Tell the core we are spinning: fewer reads of the line a peer is writing
- * (x86 pause, Arm yield), and a sibling hyperthread gets the pipeline. */
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 #define MAX_HOOKS 8
 static ferry_progress_hook hooks[MAX_HOOKS];
 static int nhooks;

@@ -7,6 +7,17 @@
 #ifndef FERRY_PROGRESS_H
 #define FERRY_PROGRESS_H
 
+/* Tell the core we are spinning: fewer reads of the line a peer is writing
+ * (x86 pause, Arm yield), and a sibling hyperthread gets the pipeline. */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 /* Poll every transport and push queued sends; returns the work done. */
 int ferry_progress(void);
 
