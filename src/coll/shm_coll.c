@@ -292,7 +292,8 @@ static int attach(struct ferry_comm *c, struct shm_comm *m)
     if (ok && c->rank != 0)
         fd = shm_open(name, O_RDWR, 0600);
     if (ok && fd >= 0) {
-        void *p = mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        /* populated: no minor fault per page on the first collectives */
+        void *p = mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
         m->base = p == MAP_FAILED ? NULL : p;
     }
     if (fd >= 0)

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -105,6 +106,21 @@ static void check_region(uint32_t local, int world)
         h->ring_bytes != shm.ring_bytes || h->max_packet != shm.max_packet)
         ferry_fatal("MPI_Init: rank %d's shared memory has a different layout (mixed Ferry versions or "
                     "FERRY_SHM_* settings?)", world);
+}
+
+/* Map the pages of a ring we write into our page tables now. The owner
+ * first-touched them, but our own first store to each page would still take a
+ * minor fault: with 2 MiB rings, small-message ping-pong ran about 30% slower
+ * for its first ~30000 messages (one fault per 64 messages) until it had
+ * walked the whole ring once. Needs Linux 5.14; older kernels fault lazily. */
+static void populate(char *p, size_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+    uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095, e = ((uintptr_t)p + len + 4095) & ~(uintptr_t)4095;
+    (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+#else
+    (void)p, (void)len;
+#endif
 }
 
 /* Single copy is decided per peer by a real read: same user namespace,
@@ -194,6 +210,7 @@ static int shm_init(void)
         shm.out[w].ctl = shm_ring_ctl(region((uint32_t)i), (uint32_t)ferry_rt.local_rank);
         shm.out[w].data = shm_ring_data(region((uint32_t)i), shm.nlocal, shm.ring_bytes, (uint32_t)ferry_rt.local_rank);
         shm.out[w].bell = shm_doorbell(region((uint32_t)i));
+        populate(shm.out[w].data, shm.ring_bytes);
         shm.in[i].ctl = shm_ring_ctl(shm.mine, (uint32_t)i);
         shm.in[i].data = shm_ring_data(shm.mine, shm.nlocal, shm.ring_bytes, (uint32_t)i);
         shm.in[i].world = w;
