@@ -1033,6 +1033,7 @@ int MPI_Finalized(int *flag);
 /* ---- Chapter 9: The info object ---- */
 
 int MPI_Info_create(MPI_Info *info);
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info); /* MPI-4.0 */
 int MPI_Info_set(MPI_Info info, const char *key, const char *value);
 int MPI_Info_delete(MPI_Info info, const char *key);
 int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
@@ -1755,6 +1756,7 @@ int PMPI_Finalized(int *flag);
 /* ---- Chapter 9: The info object ---- */
 
 int PMPI_Info_create(MPI_Info *info);
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value);
 int PMPI_Info_delete(MPI_Info info, const char *key);
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);

@@ -1,14 +1,13 @@
 /* Info objects: create, set, get, delete, queries, dup, free. Errors not
- * tied to a communicator go to MPI_COMM_WORLD's error handler. */
+ * tied to a communicator go to MPI_COMM_WORLD's error handler. MPI-4 allows
+ * every Info call before MPI_Init and after MPI_Finalize, so none checks
+ * the library's state. */
 #include "api/check.h"
 #include "core/info.h"
 #include <string.h>
 
 static int check_info(MPI_Info h, struct ferry_info **info, const char *fn)
 {
-    int rc = check_init(fn);
-    if (rc)
-        return rc;
     *info = ferry_info_get(h);
     if (!*info)
         return ferry_error(NULL, MPI_ERR_INFO, fn, h == MPI_INFO_NULL ? "info is MPI_INFO_NULL"
@@ -34,12 +33,24 @@ static int check_key(const char *key, const char *fn)
 #pragma weak MPI_Info_create = PMPI_Info_create
 int PMPI_Info_create(MPI_Info *info)
 {
-    int rc = check_init("MPI_Info_create");
-    if (rc)
-        return rc;
     if (!info)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Info_create", "info pointer is NULL");
     *info = ferry_info_new()->handle;
+    return MPI_SUCCESS;
+}
+
+/* MPI-4: a new info object holding what MPI_INFO_ENV would, for a program
+ * that has not called MPI_Init yet (argv names the command when given). */
+#pragma weak MPI_Info_create_env = PMPI_Info_create_env
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
+{
+    if (!info)
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Info_create_env", "info pointer is NULL");
+    if (argc < 0)
+        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Info_create_env", "negative argc %d", argc);
+    struct ferry_info *in = ferry_info_new();
+    ferry_info_fill_env(in, argc, argv, 0);
+    *info = in->handle;
     return MPI_SUCCESS;
 }
 

@@ -20,6 +20,9 @@ struct ferry_info {
 struct ferry_info *ferry_info_get(MPI_Info h);
 struct ferry_info *ferry_info_new(void);
 struct ferry_info *ferry_info_dup(const struct ferry_info *src);
+/* The keys of MPI_INFO_ENV into info; argv (argc > 0) names the command,
+ * else /proc/self/cmdline does; thread_level only with_runtime. */
+void ferry_info_fill_env(struct ferry_info *info, int argc, char **argv, int with_runtime);
 void ferry_info_free(struct ferry_info *info);
 /* The value of key, NULL when not set. */
 const char *ferry_info_lookup(const struct ferry_info *info, const char *key);

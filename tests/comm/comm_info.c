@@ -11,6 +11,9 @@
  * Error classes: MPI_ERR_INFO_KEY (empty or too long key), MPI_ERR_INFO_VALUE
  * (value too long), MPI_ERR_INFO_NOKEY (deleting a missing key), MPI_ERR_ARG
  * (nthkey out of range, negative valuelen).
+ * MPI-4 (where the library is MPI-4): Info calls before MPI_Init and after
+ * MPI_Finalize keep working on the same objects, and MPI_Info_create_env
+ * before MPI_Init names the command from argv.
  */
 #include "common.h"
 
@@ -71,9 +74,78 @@ static int err_class(int rc)
     return c;
 }
 
+#if MPI_VERSION >= 4 || defined(FERRY)
+/* MPI_Info_create_env gives the same values whenever it is called (before
+ * MPI_Init, during, after MPI_Finalize): how many of the standard's keys
+ * differ from env0's. Errors before MPI_Init cannot go through CHECK. */
+static MPI_Info env0;
+static int env_differs(int argc, char **argv)
+{
+    static const char *const keys[] = {"command", "argv", "maxprocs", "soft", "host", "arch", "wdir", "file"};
+    MPI_Info e;
+    int bad = 0;
+    if (MPI_Info_create_env(argc, argv, &e))
+        return 100;
+    for (int i = 0; i < (int)(sizeof keys / sizeof keys[0]); i++) {
+        char v0[MPI_MAX_INFO_VAL + 1], v1[MPI_MAX_INFO_VAL + 1];
+        int f0 = 0, f1 = 0;
+        if (MPI_Info_get(env0, keys[i], MPI_MAX_INFO_VAL, v0, &f0) || MPI_Info_get(e, keys[i], MPI_MAX_INFO_VAL, v1, &f1))
+            return 100;
+        if (f0 != f1 || (f0 && strcmp(v0, v1)))
+            bad++;
+        if (f0 && !strcmp(keys[i], "command") && strcmp(v0, argv[0]))
+            bad++; /* the command is the one argv names */
+    }
+    if (MPI_Info_free(&e) || e != MPI_INFO_NULL)
+        bad++;
+    return bad;
+}
+
+/* Before MPI_Init: an object to carry across Init and Finalize, and the
+ * environment info built from argv. */
+static MPI_Info before_init(int argc, char **argv)
+{
+    MPI_Info pre;
+    char v[64];
+    int flag = 0, bad;
+    if (MPI_Info_create(&pre) || MPI_Info_set(pre, "set_before", "init") ||
+        MPI_Info_get(pre, "set_before", sizeof v - 1, v, &flag) || !flag || strcmp(v, "init")) {
+        fprintf(stderr, "FAIL comm_info: Info_create/set/get before MPI_Init\n");
+        exit(1);
+    }
+    if (MPI_Info_create_env(argc, argv, &env0) || (bad = env_differs(argc, argv))) {
+        fprintf(stderr, "FAIL comm_info: Info_create_env before MPI_Init\n");
+        exit(1);
+    }
+    return pre;
+}
+
+/* After MPI_Finalize: the object made before MPI_Init still holds its key
+ * and takes new ones; the environment info is still the same. */
+static int after_finalize(MPI_Info pre, int argc, char **argv)
+{
+    char v[64];
+    int flag = 0, n = -1, bad = env_differs(argc, argv);
+    if (bad || MPI_Info_set(pre, "set_after", "finalize") || MPI_Info_get_nkeys(pre, &n) || n != 3 ||
+        MPI_Info_get(pre, "set_before", sizeof v - 1, v, &flag) || !flag || strcmp(v, "init") ||
+        MPI_Info_free(&pre) || MPI_Info_free(&env0)) {
+        fprintf(stderr, "FAIL comm_info: Info calls after MPI_Finalize (%d keys, %d env keys differ)\n", n, bad);
+        return 1;
+    }
+    return 0;
+}
+#endif
+
 int main(int argc, char **argv)
 {
+#if MPI_VERSION >= 4 || defined(FERRY)
+    MPI_Info pre = before_init(argc, argv);
+#endif
     tc_init(&argc, &argv, &rank, &size);
+#if MPI_VERSION >= 4 || defined(FERRY)
+    CHECK_RC(MPI_Info_set(pre, "set_during", "run"));
+    CHECK(env_differs(argc, argv) == 0, "MPI_Info_create_env after MPI_Init differs from the one before");
+#endif
     MPI_Info in;
     CHECK_RC(MPI_Info_create(&in));
     CHECK(in != MPI_INFO_NULL, "Info_create gave MPI_INFO_NULL");
@@ -208,5 +280,10 @@ int main(int argc, char **argv)
     free(big);
     free(val);
     CHECK_RC(MPI_Info_free(&in));
-    return tc_finish("comm_info");
+    tc_finish("comm_info");
+#if MPI_VERSION >= 4 || defined(FERRY)
+    return after_finalize(pre, argc, argv);
+#else
+    return 0;
+#endif
 }
