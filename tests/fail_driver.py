@@ -4,7 +4,7 @@
 usage: fail_driver.py --launcher "mpiexec" --np N [--timeout S] [--ferry]
                       [--max-seconds S] MODE -- /path/to/fail_victim
 
-MODE   kill | abort | exit0 | fatal | exit7 | stdin   (see fail_victim.c)
+MODE   kill | abort | exit0 | fatal | exit7 | stdin | hang   (see fail_victim.c)
 
 Always checked (any MPI):
   * the job ends before --timeout (a hang fails, the process group is killed)
@@ -14,6 +14,9 @@ Always checked (any MPI):
     CLOCK_REALTIME stamp written just before it fails, to mpiexec's exit;
     every rank process (pids the ranks recorded) is gone shortly after
   * exit7: exit status exactly 7;  stdin: exit status 0, rank 0 read the line
+  * hang: every rank blocks in a receive nobody matches; run with
+    MPIEXEC_TIMEOUT=HANG_LIMIT (hydra's, Open MPI's and Ferry's variable), the
+    job must end non-zero within --max-seconds of that limit
   * no /dev/shm/ferry-* entry that was not there before the run
 With --ferry, Ferry's own wording is checked too (other MPIs word it
 differently):
@@ -36,6 +39,7 @@ import threading
 import time
 
 STDIN_LINE = "ferry stdin test 12345 \u00e9"
+HANG_LIMIT = 2  # seconds, MPIEXEC_TIMEOUT of the hang mode
 
 
 def main():
@@ -48,7 +52,7 @@ def main():
     ap.add_argument("--lenient-exit0", action="store_true",
                     help="peer deviation: MPICH's hydra exits 0 when a rank calls "
                          "exit(0) without MPI_Finalize (1-2 ranks)")
-    ap.add_argument("mode", choices=["kill", "abort", "exit0", "fatal", "exit7", "stdin"])
+    ap.add_argument("mode", choices=["kill", "abort", "exit0", "fatal", "exit7", "stdin", "hang"])
     ap.add_argument("prog", nargs="+")
     a = ap.parse_args()
     prog = a.prog[-1]
@@ -64,6 +68,8 @@ def main():
     arg = STDIN_LINE if a.mode == "stdin" else tmp
     cmd = shlex.split(a.launcher) + ["-n", str(np_), prog, a.mode, arg]
     env = dict(os.environ)
+    if a.mode == "hang":
+        env["MPIEXEC_TIMEOUT"] = str(HANG_LIMIT)
     t_start = time.time()
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, start_new_session=True, env=env)
@@ -108,7 +114,7 @@ def main():
     if pipes_open and not hung:
         fail("processes still hold the job's stdout/stderr 5 s after mpiexec exited")
 
-    failing = a.mode in ("kill", "abort", "exit0", "fatal")
+    failing = a.mode in ("kill", "abort", "exit0", "fatal", "hang")
     if failing and not hung:
         if rc == 0 and not (a.mode == "exit0" and a.lenient_exit0):
             fail("exit status 0 after a rank failed (mode %s)" % a.mode)
@@ -117,7 +123,7 @@ def main():
             fail("the victim never reached its failure point (no %s)" % vf)
         else:
             vpid, vt = open(vf).read().split()
-            dt = t_exit - float(vt)
+            dt = t_exit - float(vt) - (HANG_LIMIT if a.mode == "hang" else 0)
             if dt > a.max_seconds:
                 fail("job ended %.2f s after the failure (limit %.1f s)" % (dt, a.max_seconds))
             else:
@@ -147,7 +153,10 @@ def main():
                     pass
         if a.ferry:
             rank_re = re.compile(r"(?i)(\brank\W{0,3}%d\b|\[%d\])" % (victim, victim))
-            if a.mode == "fatal":
+            if a.mode == "hang":
+                if "time limit" not in stderr:
+                    fail("no stderr line says the job ran past its time limit")
+            elif a.mode == "fatal":
                 reason = re.compile(r"(?i)(invalid|out of range|MPI_ERR_RANK)")
                 if not any("MPI_Send" in l and rank_re.search(l) and reason.search(l)
                            for l in stderr.splitlines()):

@@ -92,6 +92,18 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    if (!strcmp(mode, "hang")) {
+        /* every rank waits for a message nobody sends: the launcher's time
+         * limit (MPIEXEC_TIMEOUT) must end the job */
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+        if (rank == victim)
+            write_file(dir, "victim", "%ld %.6f\n", (long)getpid(), realtime());
+        int x;
+        MPI_Recv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 12345, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        fprintf(stderr, "FAIL [rank %d]: a receive nobody matched returned\n", rank);
+        return 1;
+    }
+
     int action = !strcmp(mode, "kill") ? 1 : !strcmp(mode, "abort") ? 2 : !strcmp(mode, "exit0") ? 3 : 0;
     CHECK(action != 0, "unknown mode '%s'", mode);
     int to = (rank + 1) % size, from = (rank + size - 1) % size;

@@ -27,7 +27,7 @@
 
 extern int sigfd;
 
-static long now_ms(void)
+long monotonic_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -144,20 +144,20 @@ void job_terminate(struct job *j, int exit_code, int graceful)
         for (int r = 0; r < j->n; r++)
             if (j->ranks[r].state == RS_RUNNING)
                 kill(j->ranks[r].pid, SIGTERM);
-        long deadline = now_ms() + 300;
+        long deadline = monotonic_ms() + 300;
         for (;;) {
             reap_quiet(j, NULL);
-            long left = deadline - now_ms();
+            long left = deadline - monotonic_ms();
             if (j->nrunning == 0 || left <= 0)
                 break;
             wait_sig((int)left);
         }
     }
-    long deadline = now_ms() + 1000;
+    long deadline = monotonic_ms() + 1000;
     for (;;) {
         kill_children(j);
         int none_left = reap_quiet(j, NULL) < 0;
-        long left = deadline - now_ms();
+        long left = deadline - monotonic_ms();
         if (none_left || left <= 0)
             break;
         wait_sig(left < 10 ? (int)left : 10);

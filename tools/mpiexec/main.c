@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -65,6 +66,7 @@ static void event_loop(struct job *j)
     int *who = malloc(cap * sizeof *who);          /* rank * 3 + source */
     if (!pfd || !who)
         job_terminate(j, 1, 0);
+    long deadline = j->opt->timeout_s ? monotonic_ms() + 1000L * j->opt->timeout_s : 0;
 
     while (j->nrunning > 0) {
         size_t k = 0;
@@ -85,7 +87,17 @@ static void event_loop(struct job *j)
                     who[k++] = r * 3 + SRC_OUT + s;
                 }
         }
-        int n = poll(pfd, k, -1);
+        int wait_ms = -1;
+        if (deadline) {
+            long left = deadline - monotonic_ms();
+            if (left <= 0) {
+                fprintf(stderr, "mpiexec: the job ran past its time limit of %d s (--timeout / MPIEXEC_TIMEOUT); "
+                        "terminating the job\n", j->opt->timeout_s);
+                job_terminate(j, 255, 1);
+            }
+            wait_ms = left > INT_MAX ? INT_MAX : (int)left;
+        }
+        int n = poll(pfd, k, wait_ms);
         if (n < 0) {
             if (errno == EINTR)
                 continue;

@@ -27,6 +27,7 @@ struct options {
     enum bind_mode bind;
     int tag_output;
     int report_bindings;
+    int timeout_s;             /* --timeout / MPIEXEC_TIMEOUT; 0: none */
     int ngenv;
     char **genv_key;           /* -genv K V, in command-line order */
     char **genv_val;
@@ -105,6 +106,7 @@ void output_readable(struct job *j, int r, int s);
 void output_drain_all(struct job *j);                /* read what's left, flush partial lines */
 
 /* job.c */
+long monotonic_ms(void);                             /* CLOCK_MONOTONIC in ms */
 void job_reap(struct job *j);                        /* waitpid loop, judges exits */
 /* Report rank r's failure ("mpiexec: rank R (pid P) <what>; terminating the
  * job"), make `code` the exit status unless one is already set, SIGKILL

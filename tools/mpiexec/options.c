@@ -1,7 +1,7 @@
 /* options: mpiexec's command line.
  *
  *   mpiexec -n|-np N [-genv K V]... [--bind-to core|numa|none] [--tag-output]
- *           [--report-bindings] [--help] [--help-env] prog args...
+ *           [--report-bindings] [--timeout S] [--help] [--help-env] prog args...
  *
  * Options may be spelled with one or two dashes; "--opt=value" works for the
  * options that take one value. Option parsing stops at the first word that
@@ -30,6 +30,8 @@ void usage(FILE *f)
 "                         is core when N <= allowed cores, none otherwise\n"
 "  --report-bindings      print each rank's binding on stderr\n"
 "  --tag-output           prefix every line of output with [rank]\n"
+"  --timeout S            kill the job after S seconds (exit status 255); the\n"
+"                         environment variable MPIEXEC_TIMEOUT does the same\n"
 "  --help                 this text\n"
 "  --help-env             environment variables Ferry understands (ferry_info --env)\n"
 "\n"
@@ -98,6 +100,17 @@ static int name_is(const char *given, const char *name)
     return strncmp(given, name, n) == 0 && (given[n] == '\0' || given[n] == '=');
 }
 
+/* A time limit in whole seconds, 1 to a day times 365. */
+static int parse_timeout(const char *v, const char *what)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || end == v || *end || n < 1 || n > 365L * 86400)
+        usage_error(what, v);
+    return (int)n;
+}
+
 void options_parse(struct options *o, int argc, char **argv)
 {
     memset(o, 0, sizeof *o);
@@ -107,6 +120,10 @@ void options_parse(struct options *o, int argc, char **argv)
     o->genv_val = calloc((size_t)argc, sizeof *o->genv_val);
     if (!o->genv_key || !o->genv_val)
         die("out of memory");
+    /* hydra's and Open MPI's variable for the same limit */
+    const char *env_timeout = getenv("MPIEXEC_TIMEOUT");
+    if (env_timeout && *env_timeout)
+        o->timeout_s = parse_timeout(env_timeout, "MPIEXEC_TIMEOUT must be a number of seconds, not '%s'");
 
     int i;
     for (i = 1; i < argc; i++) {
@@ -152,6 +169,9 @@ void options_parse(struct options *o, int argc, char **argv)
                 usage_error("--bind-to takes 'core', 'numa' or 'none', not '%s'", v);
         } else if (strcmp(name, "tag-output") == 0) {
             o->tag_output = 1;
+        } else if (name_is(name, "timeout")) {
+            o->timeout_s = parse_timeout(opt_value(argc, argv, &i, name),
+                                         "--timeout needs a number of seconds, not '%s'");
         } else if (strcmp(name, "report-bindings") == 0) {
             o->report_bindings = 1;
         } else if (strcmp(name, "help") == 0 || strcmp(name, "h") == 0) {
