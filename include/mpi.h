@@ -311,6 +311,7 @@ typedef struct {
 #define MPI_COMM_TYPE_SHARED  1
 #define MPI_COMM_TYPE_HW_GUIDED   2   /* MPI-4 */
 #define MPI_COMM_TYPE_HW_UNGUIDED 3   /* MPI-4 */
+#define MPIX_COMM_TYPE_NEIGHBORHOOD 4 /* MPICH extension: ranks sharing a directory (info "nbhd_common_dirname") */
 
 /* --- datatype decoding: combiners (MPI_Type_get_envelope) --------------- */
 #define MPI_COMBINER_NAMED             1

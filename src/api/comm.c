@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int ferry_api_callback_error(struct ferry_comm *c, int rc, const char *fn, const char *what)
 {
@@ -233,6 +234,33 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     return MPI_SUCCESS;
 }
 
+#define TAG_SPLIT_HINT (-401)
+
+/* Did every rank of c pass the same value (NULL: none) for a hint? Two
+ * max-reductions give the largest and the smallest hash; equal means
+ * agreement, and every rank reaches the same answer. */
+static int hint_agreed(struct ferry_comm *c, const char *value)
+{
+    uint32_t h = 2166136261u; /* FNV-1a; 0 stands for "no value" */
+    for (const char *p = value; p && *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    if (!value)
+        h = 0;
+    uint32_t hi = h, lo = ~h;
+    ferry_comm_mgmt_allreduce_max(c, &hi, TAG_SPLIT_HINT);
+    ferry_comm_mgmt_allreduce_max(c, &lo, TAG_SPLIT_HINT);
+    return hi == ~lo;
+}
+
+/* The ranks sharing this node, named by the lowest world rank on it. */
+static int node_color(void)
+{
+    for (int w = 0; w < ferry_rt.world_size; w++)
+        if (ferry_rt.peers[w].local >= 0)
+            return w;
+    return ferry_rt.world_rank;
+}
+
 #pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
@@ -248,18 +276,25 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     if (split_type == MPI_UNDEFINED) {
         color = MPI_UNDEFINED;
     } else if (split_type == MPI_COMM_TYPE_SHARED) {
-        /* the ranks sharing this node: name the node by its lowest world rank */
-        color = ferry_rt.world_rank;
-        for (int w = 0; w < ferry_rt.world_size; w++)
-            if (ferry_rt.peers[w].local >= 0) {
-                color = w;
-                break;
-            }
-    } else if (split_type == MPI_COMM_TYPE_HW_GUIDED || split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
-        /* MPI-4: a split by hardware resource. Ferry knows no resource finer
-         * than the node to split by, which MPI-4 answers with MPI_COMM_NULL
-         * (still a collective call: every rank takes part in the split). */
+        color = node_color();
+    } else if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
+        /* MPI-4: a split by the hardware resource the info names. The one
+         * resource Ferry tells apart is the node's shared memory (the value
+         * every MPI must know); any other gives MPI_COMM_NULL, which MPI-4
+         * allows (still a collective call: every rank takes part). */
+        const char *res = ferry_info_lookup(in, "mpi_hw_resource_type");
+        color = res && !strcmp(res, "mpi_shared_memory") ? node_color() : MPI_UNDEFINED;
+    } else if (split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
+        /* a proper subset finer than the node: none Ferry knows */
         color = MPI_UNDEFINED;
+    } else if (split_type == MPIX_COMM_TYPE_NEIGHBORHOOD) {
+        /* MPICH's extension: the ranks that share the directory named by
+         * "nbhd_common_dirname", which must be the same on every rank (else,
+         * or without the hint, MPI_COMM_NULL). Ferry takes a node's ranks as
+         * those that share a directory. */
+        const char *dir = ferry_info_lookup(in, "nbhd_common_dirname");
+        int agreed = hint_agreed(c, dir);
+        color = dir && agreed && access(dir, R_OK | X_OK) == 0 ? node_color() : MPI_UNDEFINED;
     } else {
         return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_split_type", "unknown split type %d", split_type);
     }

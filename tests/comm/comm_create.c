@@ -320,6 +320,39 @@ static void test_split_type(void)
         CHECK(c == MPI_COMM_NULL, "HW_UNGUIDED gave a communicator");
     else if (c != MPI_COMM_NULL)
         CHECK_RC(MPI_Comm_free(&c));
+    /* the one resource type every MPI-4 library knows: the node's shared memory */
+    MPI_Info hint;
+    CHECK_RC(MPI_Info_create(&hint));
+    CHECK_RC(MPI_Info_set(hint, "mpi_hw_resource_type", "mpi_shared_memory"));
+    CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, hint, &c));
+    n = 0;
+    for (int i = 0; i < size; i++)
+        if (!strcmp(all + (size_t)i * MPI_MAX_PROCESSOR_NAME, mine))
+            ref[n++] = i;
+    check_comm(c, ref, n, "split_type(hw_guided, mpi_shared_memory)");
+    CHECK_RC(MPI_Comm_free(&c));
+    CHECK_RC(MPI_Info_free(&hint));
+#endif
+#ifdef MPIX_COMM_TYPE_NEIGHBORHOOD
+    /* MPICH's extension: the ranks sharing a directory that every rank names
+     * alike; a mismatch, or no hint, gives MPI_COMM_NULL everywhere */
+    CHECK_RC(MPI_Info_create(&hint));
+    CHECK_RC(MPI_Info_set(hint, "nbhd_common_dirname", "."));
+    CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_NEIGHBORHOOD, 0, hint, &c));
+    CHECK(c != MPI_COMM_NULL, "NEIGHBORHOOD with a common directory gave MPI_COMM_NULL");
+    int nsize;
+    CHECK_RC(MPI_Comm_size(c, &nsize));
+    CHECK(nsize >= 1 && nsize <= size, "NEIGHBORHOOD communicator of %d ranks", nsize);
+    CHECK_RC(MPI_Comm_free(&c));
+    CHECK_RC(MPI_Info_set(hint, "nbhd_common_dirname", rank == size - 1 ? "/" : "."));
+    CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_NEIGHBORHOOD, 0, hint, &c));
+    CHECK(size == 1 || c == MPI_COMM_NULL, "NEIGHBORHOOD with different directories gave a communicator");
+    if (c != MPI_COMM_NULL)
+        CHECK_RC(MPI_Comm_free(&c));
+    CHECK_RC(MPI_Info_delete(hint, "nbhd_common_dirname"));
+    CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPIX_COMM_TYPE_NEIGHBORHOOD, 0, hint, &c));
+    CHECK(c == MPI_COMM_NULL, "NEIGHBORHOOD without a directory gave a communicator");
+    CHECK_RC(MPI_Info_free(&hint));
 #endif
     free(all);
     free(ref);
