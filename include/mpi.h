@@ -1020,6 +1020,12 @@ int MPI_Error_class(int errorcode, int *errorclass);
 int MPI_Add_error_class(int *errorclass);
 int MPI_Add_error_code(int errorclass, int *errorcode);
 int MPI_Add_error_string(int errorcode, const char *string);
+int MPI_Remove_error_class(int errorclass); /* MPI-4.1 */
+int MPI_Remove_error_code(int errorcode);   /* MPI-4.1 */
+int MPI_Remove_error_string(int errorcode); /* MPI-4.1 */
+int MPIX_Delete_error_class(int errorclass); /* MPICH 4.0's names of the three */
+int MPIX_Delete_error_code(int errorcode);
+int MPIX_Delete_error_string(int errorcode);
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 int MPI_Win_call_errhandler(MPI_Win win, int errorcode);
 int MPI_File_call_errhandler(MPI_File fh, int errorcode);
@@ -1743,6 +1749,12 @@ int PMPI_Error_class(int errorcode, int *errorclass);
 int PMPI_Add_error_class(int *errorclass);
 int PMPI_Add_error_code(int errorclass, int *errorcode);
 int PMPI_Add_error_string(int errorcode, const char *string);
+int PMPI_Remove_error_class(int errorclass);
+int PMPI_Remove_error_code(int errorcode);
+int PMPI_Remove_error_string(int errorcode);
+int PMPIX_Delete_error_class(int errorclass);
+int PMPIX_Delete_error_code(int errorcode);
+int PMPIX_Delete_error_string(int errorcode);
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode);
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode);

@@ -32,7 +32,10 @@
  * Added classes and codes (Add_error_class / _code / _string): distinct new
  * values, Error_class maps each code to its class (added or predefined), the
  * string is empty until set and then the one set, MPI_LASTUSEDCODE covers
- * the classes, a user error handler receives an added code.
+ * the classes, a user error handler receives an added code. Removal
+ * (MPICH's MPIX_Delete_error_*; MPI-4.1 Remove_error_* in Ferry): a string,
+ * then the codes, then the class; a class with codes left cannot go; add /
+ * remove cycles reuse the values (MPI_LASTUSEDCODE does not grow).
  * The tag > MPI_TAG_UB case lives in p2p_tag_ub.c (needs MPI_Comm_get_attr).
  */
 #include "common.h"
@@ -200,6 +203,35 @@ static void user_classes(void)
     CHECK(handler_got == code[1], "handler received %d, expected the added code %d", handler_got, code[1]);
     CHECK_RC(MPI_Errhandler_free(&eh));
     CHECK_RC(MPI_Comm_free(&d));
+#if defined(FERRY)
+    CHECK_RC(MPI_Remove_error_string(code[0]));
+    CHECK_RC(MPI_Error_string(code[0], str, &len));
+    CHECK(len == 0 && str[0] == 0, "Error_string after Remove_error_string: '%s'", str);
+    EXPECT(MPI_ERR_ARG, MPI_Remove_error_class(cls[1]));   /* two codes left */
+    EXPECT(MPI_ERR_ARG, MPI_Remove_error_class(code[0]));  /* a code, not a class */
+    EXPECT(MPI_ERR_ARG, MPI_Remove_error_code(cls[0]));    /* a class, not a code */
+    EXPECT(MPI_ERR_ARG, MPI_Remove_error_code(MPI_ERR_RANK)); /* predefined */
+    CHECK_RC(MPIX_Delete_error_code(code[0]));
+    CHECK_RC(MPI_Remove_error_code(code[1]));
+    CHECK_RC(MPI_Remove_error_class(cls[1]));
+    EXPECT(MPI_ERR_ARG, MPI_Remove_error_code(code[1]));   /* already gone */
+    EXPECT(MPI_ERR_ARG, MPI_Error_class(code[0], &c));
+    CHECK_RC(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
+    int last_before = *last;
+    for (int i = 0; i < 1000; i++) {
+        int k, kc;
+        CHECK_RC(MPI_Add_error_class(&k));
+        CHECK_RC(MPI_Add_error_code(k, &kc));
+        CHECK_RC(MPI_Add_error_string(kc, "cycle"));
+        CHECK_RC(MPI_Error_class(kc, &c));
+        CHECK(c == k, "cycle %d: class of the new code %d, expected %d", i, c, k);
+        CHECK_RC(MPIX_Delete_error_string(kc));
+        CHECK_RC(MPIX_Delete_error_code(kc));
+        CHECK_RC(MPIX_Delete_error_class(k));
+    }
+    CHECK_RC(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
+    CHECK(*last <= last_before + 1, "MPI_LASTUSEDCODE grew from %d to %d over add/remove cycles", last_before, *last);
+#endif
 }
 
 static void rank_errors(void)

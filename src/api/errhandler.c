@@ -150,3 +150,55 @@ int PMPI_Add_error_string(int errorcode, const char *string)
                            errorcode);
     return MPI_SUCCESS;
 }
+
+/* MPI-4.1 removes what Add_error_* added; MPICH 4.0 names them MPIX_Delete_*
+ * (its header's programs call those). */
+static int remove_error(int code, int what, const char *fn)
+{
+    int rc = check_init(fn);
+    if (rc)
+        return rc;
+    int r = what == 2 ? ferry_user_error_remove_string(code) : ferry_user_error_remove(code, what);
+    if (r == -2)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "error class %d still has error codes", code);
+    if (r)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "%d is not an added error %s", code,
+                           what == 1 ? "class" : what == 0 ? "code" : "code or class");
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Remove_error_class = PMPI_Remove_error_class
+int PMPI_Remove_error_class(int errorclass)
+{
+    return remove_error(errorclass, 1, "MPI_Remove_error_class");
+}
+
+#pragma weak MPI_Remove_error_code = PMPI_Remove_error_code
+int PMPI_Remove_error_code(int errorcode)
+{
+    return remove_error(errorcode, 0, "MPI_Remove_error_code");
+}
+
+#pragma weak MPI_Remove_error_string = PMPI_Remove_error_string
+int PMPI_Remove_error_string(int errorcode)
+{
+    return remove_error(errorcode, 2, "MPI_Remove_error_string");
+}
+
+#pragma weak MPIX_Delete_error_class = PMPIX_Delete_error_class
+int PMPIX_Delete_error_class(int errorclass)
+{
+    return remove_error(errorclass, 1, "MPIX_Delete_error_class");
+}
+
+#pragma weak MPIX_Delete_error_code = PMPIX_Delete_error_code
+int PMPIX_Delete_error_code(int errorcode)
+{
+    return remove_error(errorcode, 0, "MPIX_Delete_error_code");
+}
+
+#pragma weak MPIX_Delete_error_string = PMPIX_Delete_error_string
+int PMPIX_Delete_error_string(int errorcode)
+{
+    return remove_error(errorcode, 2, "MPIX_Delete_error_string");
+}

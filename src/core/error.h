@@ -32,6 +32,11 @@ const char *ferry_user_error_string(int code);
 /* The largest error class in use (the MPI_LASTUSEDCODE attribute). */
 int ferry_error_last_used_code(void);
 void ferry_user_errors_finalize(void);
+/* Remove an added code (want_class 0) or class (1): 0 done, -1 not such an
+ * added code/class, -2 a class that still has codes. */
+int ferry_user_error_remove(int code, int want_class);
+/* Forget an added code's or class's string: 0, or -1 when not added. */
+int ferry_user_error_remove_string(int code);
 
 void ferry_errhandler_init(void);
 /* Valid errhandler handle? */
