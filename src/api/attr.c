@@ -141,18 +141,43 @@ static int comm_keyval(struct ferry_comm *c, int keyval, int live, struct ferry_
     return ferry_error(c, MPI_ERR_KEYVAL, fn, "invalid communicator keyval 0x%x", (unsigned)keyval);
 }
 
-static int comm_set(MPI_Comm comm, int keyval, void *val, const char *fn)
+/* An attribute value handed out as the caller's language wants it (want:
+ * how it reads *out). C (FERRY_ATTR_PTR) gets the stored pointer, or, for a
+ * value a Fortran binding stored as an integer, a pointer to that integer;
+ * Fortran (an integer type) gets the integer, or the pointer's bits. */
+static void put_user_value(void *out, enum ferry_attr_type want, struct ferry_attr *a)
+{
+    if (want == FERRY_ATTR_PTR)
+        *(void **)out = FERRY_ATTR_IS_INT(a->type) ? (void *)&a->val : a->val;
+    else if (want == FERRY_ATTR_AINT)
+        *(MPI_Aint *)out = (MPI_Aint)(intptr_t)a->val;
+    else
+        *(int *)out = (int)(intptr_t)a->val;
+}
+
+/* The same for a predefined attribute: C gets a pointer to the value. */
+static void put_predefined_value(void *out, enum ferry_attr_type want, int *v)
+{
+    if (want == FERRY_ATTR_PTR)
+        *(int **)out = v;
+    else if (want == FERRY_ATTR_AINT)
+        *(MPI_Aint *)out = *v;
+    else
+        *(int *)out = *v;
+}
+
+static int comm_set(MPI_Comm comm, int keyval, void *val, enum ferry_attr_type type, const char *fn)
 {
     struct ferry_comm *c;
     struct ferry_keyval *kv;
     int rc = check_comm(comm, &c, fn);
     if (rc || (rc = comm_keyval(c, keyval, 0, &kv, fn)))
         return rc;
-    rc = ferry_attr_set(&c->attrs, c->handle, kv, val);
+    rc = ferry_attr_set(&c->attrs, c->handle, kv, val, type);
     return rc ? ferry_api_callback_error(c, rc, fn, "attribute delete") : MPI_SUCCESS;
 }
 
-static int comm_get(MPI_Comm comm, int keyval, void *val, int *flag, const char *fn)
+static int comm_get(MPI_Comm comm, int keyval, void *val, int *flag, enum ferry_attr_type want, const char *fn)
 {
     struct ferry_comm *c;
     int rc = check_comm(comm, &c, fn);
@@ -161,19 +186,20 @@ static int comm_get(MPI_Comm comm, int keyval, void *val, int *flag, const char 
     if (!val || !flag)
         return ferry_error(c, MPI_ERR_ARG, fn, "NULL attribute_val or flag pointer");
     if (ferry_keyval_is_builtin(keyval, FERRY_ATTR_COMM)) {
-        int *v = predefined_comm_attr(keyval);
+        /* MPICH's Fortran names each predefined keyval by its C value + 1 */
+        int *v = predefined_comm_attr((keyval - 1) | 1);
         *flag = v != NULL;
         if (v)
-            *(int **)val = v;
+            put_predefined_value(val, want, v);
         return MPI_SUCCESS;
     }
     struct ferry_keyval *kv = ferry_keyval_get_live(keyval, FERRY_ATTR_COMM);
     if (!kv)
         return ferry_error(c, MPI_ERR_KEYVAL, fn, "invalid communicator keyval 0x%x", (unsigned)keyval);
-    void *v;
-    *flag = ferry_attr_lookup(&c->attrs, kv, &v);
-    if (*flag)
-        *(void **)val = v;
+    struct ferry_attr *a = ferry_attr_find(&c->attrs, kv);
+    *flag = a != NULL;
+    if (a)
+        put_user_value(val, want, a);
     return MPI_SUCCESS;
 }
 
@@ -191,25 +217,25 @@ static int comm_delete(MPI_Comm comm, int keyval, const char *fn)
 #pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
 int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val)
 {
-    return comm_set(comm, keyval, attribute_val, "MPI_Comm_set_attr");
+    return comm_set(comm, keyval, attribute_val, FERRY_ATTR_PTR, "MPI_Comm_set_attr");
 }
 
 #pragma weak MPI_Attr_put = PMPI_Attr_put
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
-    return comm_set(comm, keyval, attribute_val, "MPI_Attr_put");
+    return comm_set(comm, keyval, attribute_val, FERRY_ATTR_PTR, "MPI_Attr_put");
 }
 
 #pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
 int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
-    return comm_get(comm, keyval, attribute_val, flag, "MPI_Comm_get_attr");
+    return comm_get(comm, keyval, attribute_val, flag, FERRY_ATTR_PTR, "MPI_Comm_get_attr");
 }
 
 #pragma weak MPI_Attr_get = PMPI_Attr_get
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
-    return comm_get(comm, keyval, attribute_val, flag, "MPI_Attr_get");
+    return comm_get(comm, keyval, attribute_val, flag, FERRY_ATTR_PTR, "MPI_Attr_get");
 }
 
 #pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
@@ -258,36 +284,39 @@ static int obj_keyval(enum ferry_attr_kind kind, int keyval, int live, struct fe
                                                     : "invalid keyval 0x%x", (unsigned)keyval);
 }
 
-static int obj_set(enum ferry_attr_kind kind, int h, int keyval, void *val, const char *fn)
+static int obj_set(enum ferry_attr_kind kind, int h, int keyval, void *val, enum ferry_attr_type type, const char *fn)
 {
     struct ferry_keyval *kv;
     int rc = obj_keyval(kind, keyval, 0, &kv, fn);
     if (rc)
         return rc;
     struct ferry_attr **list = kind == FERRY_ATTR_TYPE ? ferry_attr_type_list(h, 1) : ferry_attr_win_list(h, 1);
-    rc = ferry_attr_set(list, h, kv, val);
+    rc = ferry_attr_set(list, h, kv, val, type);
     return rc ? ferry_api_callback_error(NULL, rc, fn, "attribute delete") : MPI_SUCCESS;
 }
 
-static int obj_get(enum ferry_attr_kind kind, int h, int keyval, void *val, int *flag, const char *fn)
+static int obj_get(enum ferry_attr_kind kind, int h, int keyval, void *val, int *flag, enum ferry_attr_type want,
+                   const char *fn)
 {
     if (!val || !flag)
         return ferry_error(NULL, MPI_ERR_ARG, fn, "NULL attribute_val or flag pointer");
     if (kind == FERRY_ATTR_WIN && ferry_keyval_is_builtin(keyval, kind)) {
         void *v = NULL;
         *flag = ferry_win_predefined_attr ? ferry_win_predefined_attr(h, keyval, &v) : 0;
-        if (*flag)
+        if (*flag && want == FERRY_ATTR_PTR)
             *(void **)val = v;
+        else if (*flag)
+            put_user_value(val, want, &(struct ferry_attr){.val = v, .type = FERRY_ATTR_PTR});
         return MPI_SUCCESS;
     }
     struct ferry_keyval *kv = ferry_keyval_get_live(keyval, kind);
     if (!kv)
         return ferry_error(NULL, MPI_ERR_KEYVAL, fn, "invalid keyval 0x%x", (unsigned)keyval);
     struct ferry_attr **list = kind == FERRY_ATTR_TYPE ? ferry_attr_type_list(h, 0) : ferry_attr_win_list(h, 0);
-    void *v;
-    *flag = ferry_attr_lookup(list, kv, &v);
-    if (*flag)
-        *(void **)val = v;
+    struct ferry_attr *a = ferry_attr_find(list, kv);
+    *flag = a != NULL;
+    if (a)
+        put_user_value(val, want, a);
     return MPI_SUCCESS;
 }
 
@@ -308,14 +337,14 @@ static int obj_delete(enum ferry_attr_kind kind, int h, int keyval, const char *
 int PMPI_Type_set_attr(MPI_Datatype datatype, int keyval, void *attribute_val)
 {
     int rc = check_type_handle(datatype, "MPI_Type_set_attr");
-    return rc ? rc : obj_set(FERRY_ATTR_TYPE, datatype, keyval, attribute_val, "MPI_Type_set_attr");
+    return rc ? rc : obj_set(FERRY_ATTR_TYPE, datatype, keyval, attribute_val, FERRY_ATTR_PTR, "MPI_Type_set_attr");
 }
 
 #pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
 int PMPI_Type_get_attr(MPI_Datatype datatype, int keyval, void *attribute_val, int *flag)
 {
     int rc = check_type_handle(datatype, "MPI_Type_get_attr");
-    return rc ? rc : obj_get(FERRY_ATTR_TYPE, datatype, keyval, attribute_val, flag, "MPI_Type_get_attr");
+    return rc ? rc : obj_get(FERRY_ATTR_TYPE, datatype, keyval, attribute_val, flag, FERRY_ATTR_PTR, "MPI_Type_get_attr");
 }
 
 #pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
@@ -329,14 +358,14 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int keyval)
 int PMPI_Win_set_attr(MPI_Win win, int keyval, void *attribute_val)
 {
     int rc = check_win_handle(win, "MPI_Win_set_attr");
-    return rc ? rc : obj_set(FERRY_ATTR_WIN, win, keyval, attribute_val, "MPI_Win_set_attr");
+    return rc ? rc : obj_set(FERRY_ATTR_WIN, win, keyval, attribute_val, FERRY_ATTR_PTR, "MPI_Win_set_attr");
 }
 
 #pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
 int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag)
 {
     int rc = check_win_handle(win, "MPI_Win_get_attr");
-    return rc ? rc : obj_get(FERRY_ATTR_WIN, win, keyval, attribute_val, flag, "MPI_Win_get_attr");
+    return rc ? rc : obj_get(FERRY_ATTR_WIN, win, keyval, attribute_val, flag, FERRY_ATTR_PTR, "MPI_Win_get_attr");
 }
 
 #pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
@@ -344,4 +373,64 @@ int PMPI_Win_delete_attr(MPI_Win win, int keyval)
 {
     int rc = check_win_handle(win, "MPI_Win_delete_attr");
     return rc ? rc : obj_delete(FERRY_ATTR_WIN, win, keyval, "MPI_Win_delete_attr");
+}
+
+/* ---- MPICH's entry points for its Fortran bindings ----------------------------
+ * A program built with MPICH's mpif90 loads MPICH's Fortran binding library
+ * (libmpichfort.so.12), which calls these internal functions of libmpich:
+ * attribute calls that say how the value is typed (an integer for Fortran)
+ * and keyvals whose callbacks must be called through the binding's
+ * trampolines. Their names and shapes are MPICH's ABI. */
+
+#pragma weak MPII_Keyval_set_proxy = ferry_mpii_keyval_set_proxy
+void ferry_mpii_keyval_set_proxy(int keyval, ferry_attr_copy_proxy *copy, ferry_attr_delete_proxy *del)
+{
+    static const enum ferry_attr_kind kinds[] = {FERRY_ATTR_COMM, FERRY_ATTR_TYPE, FERRY_ATTR_WIN};
+    for (int i = 0; i < 3; i++) {
+        struct ferry_keyval *kv = ferry_keyval_get(keyval, kinds[i]);
+        if (kv) {
+            kv->copy_proxy = copy;
+            kv->del_proxy = del;
+        }
+    }
+}
+
+#pragma weak MPII_Comm_set_attr = ferry_mpii_comm_set_attr
+int ferry_mpii_comm_set_attr(MPI_Comm comm, int keyval, void *val, enum ferry_attr_type type)
+{
+    return comm_set(comm, keyval, val, type, "MPI_Comm_set_attr");
+}
+
+#pragma weak MPII_Comm_get_attr = ferry_mpii_comm_get_attr
+int ferry_mpii_comm_get_attr(MPI_Comm comm, int keyval, void *val, int *flag, enum ferry_attr_type want)
+{
+    return comm_get(comm, keyval, val, flag, want, "MPI_Comm_get_attr");
+}
+
+#pragma weak MPII_Type_set_attr = ferry_mpii_type_set_attr
+int ferry_mpii_type_set_attr(MPI_Datatype t, int keyval, void *val, enum ferry_attr_type type)
+{
+    int rc = check_type_handle(t, "MPI_Type_set_attr");
+    return rc ? rc : obj_set(FERRY_ATTR_TYPE, t, keyval, val, type, "MPI_Type_set_attr");
+}
+
+#pragma weak MPII_Type_get_attr = ferry_mpii_type_get_attr
+int ferry_mpii_type_get_attr(MPI_Datatype t, int keyval, void *val, int *flag, enum ferry_attr_type want)
+{
+    int rc = check_type_handle(t, "MPI_Type_get_attr");
+    return rc ? rc : obj_get(FERRY_ATTR_TYPE, t, keyval, val, flag, want, "MPI_Type_get_attr");
+}
+
+#pragma weak MPII_Win_set_attr = ferry_mpii_win_set_attr
+int ferry_mpii_win_set_attr(MPI_Win w, int keyval, void *val, enum ferry_attr_type type)
+{
+    int rc = check_win_handle(w, "MPI_Win_set_attr");
+    return rc ? rc : obj_set(FERRY_ATTR_WIN, w, keyval, val, type, "MPI_Win_set_attr");
+}
+
+#pragma weak MPII_Win_get_attr = ferry_mpii_win_get_attr
+int ferry_mpii_win_get_attr(MPI_Win w, int keyval, void *val, int *flag, enum ferry_attr_type want)
+{
+    int rc = check_win_handle(w, "MPI_Win_get_attr");
+    return rc ? rc : obj_get(FERRY_ATTR_WIN, w, keyval, val, flag, want, "MPI_Win_get_attr");
 }

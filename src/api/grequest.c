@@ -61,11 +61,36 @@ int PMPI_Grequest_complete(MPI_Request request)
     return MPI_SUCCESS;
 }
 
+/* Callbacks a Fortran program registered through MPICH's Fortran binding
+ * (it calls MPII_Grequest_set_lang_f77 right after MPI_Grequest_start):
+ * subroutines returning their error in a last argument, the status as
+ * MPI_STATUS_SIZE integers (the same layout as MPI_Status in this ABI) and
+ * the flag as a Fortran LOGICAL. */
+typedef void fortran_greq_query(void *extra, MPI_Fint *status, MPI_Fint *ierr);
+typedef void fortran_greq_free(void *extra, MPI_Fint *ierr);
+typedef void fortran_greq_cancel(void *extra, MPI_Fint *complete, MPI_Fint *ierr);
+_Static_assert(sizeof(MPI_Status) == 5 * sizeof(MPI_Fint), "MPI_Status is MPI_STATUS_SIZE Fortran integers");
+
+#pragma weak MPII_Grequest_set_lang_f77 = ferry_mpii_grequest_set_lang_f77
+void ferry_mpii_grequest_set_lang_f77(MPI_Request request)
+{
+    struct ferry_request *r = ferry_request_get(request);
+    if (r && r->kind == FERRY_REQ_GREQ)
+        r->greq_fortran = 1;
+}
+
 int ferry_greq_query(struct ferry_request *r)
 {
     /* what the status says if query_fn leaves fields alone */
     ferry_status_set(&r->status, MPI_UNDEFINED, MPI_UNDEFINED, MPI_SUCCESS, 0, 0);
-    int err = r->greq_query ? r->greq_query(r->greq_state, &r->status) : MPI_SUCCESS;
+    int err = MPI_SUCCESS;
+    if (r->greq_query && r->greq_fortran) {
+        MPI_Fint ierr = MPI_SUCCESS;
+        ((fortran_greq_query *)(void *)r->greq_query)(r->greq_state, (MPI_Fint *)&r->status, &ierr);
+        err = ierr;
+    } else if (r->greq_query) {
+        err = r->greq_query(r->greq_state, &r->status);
+    }
     r->status.MPI_ERROR = err;
     return err;
 }
@@ -74,10 +99,20 @@ int ferry_greq_free(struct ferry_request *r)
 {
     MPI_Grequest_free_function *fn = r->greq_free;
     r->greq_free = NULL;   /* once */
+    if (fn && r->greq_fortran) {
+        MPI_Fint ierr = MPI_SUCCESS;
+        ((fortran_greq_free *)(void *)fn)(r->greq_state, &ierr);
+        return ierr;
+    }
     return fn ? fn(r->greq_state) : MPI_SUCCESS;
 }
 
 int ferry_greq_cancel(struct ferry_request *r)
 {
+    if (r->greq_cancel && r->greq_fortran) {
+        MPI_Fint ierr = MPI_SUCCESS, complete = r->complete ? 1 : 0;
+        ((fortran_greq_cancel *)(void *)r->greq_cancel)(r->greq_state, &complete, &ierr);
+        return ierr;
+    }
     return r->greq_cancel ? r->greq_cancel(r->greq_state, r->complete) : MPI_SUCCESS;
 }

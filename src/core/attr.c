@@ -75,9 +75,9 @@ void ferry_keyval_free(struct ferry_keyval *kv)
 
 /* ---- attribute lists ------------------------------------------------------- */
 
-static struct ferry_attr *find(struct ferry_attr *const *list, const struct ferry_keyval *kv)
+struct ferry_attr *ferry_attr_find(struct ferry_attr *const *list, const struct ferry_keyval *kv)
 {
-    for (struct ferry_attr *a = *list; a; a = a->next)
+    for (struct ferry_attr *a = list ? *list : NULL; a; a = a->next)
         if (a->kv == kv)
             return a;
     return NULL;
@@ -99,40 +99,35 @@ static int call_delete(struct ferry_attr *a, int obj)
     struct ferry_keyval *kv = a->kv;
     if (!kv->del)
         return MPI_SUCCESS;
+    if (kv->del_proxy)
+        return kv->del_proxy(kv->del, obj, kv->handle, a->type, a->val, kv->extra);
     return kv->del(obj, kv->handle, a->val, kv->extra);
 }
 
-int ferry_attr_set(struct ferry_attr **list, int obj, struct ferry_keyval *kv, void *val)
+int ferry_attr_set(struct ferry_attr **list, int obj, struct ferry_keyval *kv, void *val, enum ferry_attr_type type)
 {
-    struct ferry_attr *a = find(list, kv);
+    struct ferry_attr *a = ferry_attr_find(list, kv);
     if (a) {
         int rc = call_delete(a, obj);
         if (rc)
             return rc;
         a->val = val;
+        a->type = type;
         return MPI_SUCCESS;
     }
     a = ferry_xmalloc(sizeof *a);
     a->kv = kv;
     kv->refs++;
     a->val = val;
+    a->type = type;
     a->next = *list;
     *list = a;
     return MPI_SUCCESS;
 }
 
-int ferry_attr_lookup(struct ferry_attr *const *list, const struct ferry_keyval *kv, void **val)
-{
-    struct ferry_attr *a = list ? find(list, kv) : NULL;
-    if (!a)
-        return 0;
-    *val = a->val;
-    return 1;
-}
-
 int ferry_attr_delete(struct ferry_attr **list, int obj, struct ferry_keyval *kv)
 {
-    struct ferry_attr *a = find(list, kv);
+    struct ferry_attr *a = ferry_attr_find(list, kv);
     if (!a)
         return MPI_SUCCESS;
     int rc = call_delete(a, obj);
@@ -166,7 +161,8 @@ int ferry_attr_copy_all(struct ferry_attr *const *src, int old, struct ferry_att
             continue;
         void *out = NULL;
         int flag = 0;
-        int rc = kv->copy(old, kv->handle, kv->extra, a->val, &out, &flag);
+        int rc = kv->copy_proxy ? kv->copy_proxy(kv->copy, old, kv->handle, kv->extra, a->type, a->val, &out, &flag)
+                                : kv->copy(old, kv->handle, kv->extra, a->val, &out, &flag);
         if (rc)
             return rc;
         if (!flag)
@@ -175,6 +171,7 @@ int ferry_attr_copy_all(struct ferry_attr *const *src, int old, struct ferry_att
         n->kv = kv;
         kv->refs++;
         n->val = out;
+        n->type = a->type;
         n->next = NULL;
         *tail = n;
         tail = &n->next;

@@ -27,6 +27,22 @@ enum ferry_attr_kind { FERRY_ATTR_COMM = 1, FERRY_ATTR_TYPE = 3, FERRY_ATTR_WIN 
 typedef MPI_Comm_copy_attr_function ferry_attr_copy_fn;
 typedef MPI_Comm_delete_attr_function ferry_attr_delete_fn;
 
+/* How an attribute value was given, MPICH's MPIR_Attr_type (ABI fact: its
+ * Fortran bindings pass these numbers): bit 0 set means an integer stored
+ * in the pointer-sized slot (Fortran's MPI_COMM_SET_ATTR / MPI_ATTR_PUT),
+ * clear means a C pointer. */
+enum ferry_attr_type { FERRY_ATTR_PTR = 0, FERRY_ATTR_AINT = 1, FERRY_ATTR_INT = 3 };
+#define FERRY_ATTR_IS_INT(t) ((t) & 1)
+
+/* A language binding's trampolines (MPICH's MPII_Attr_copy_proxy /
+ * MPII_Attr_delete_proxy): when a keyval has them, its callbacks are
+ * called through them, with the value's type, in that language's calling
+ * convention. */
+typedef int ferry_attr_copy_proxy(ferry_attr_copy_fn *user_fn, int handle, int keyval, void *extra,
+                                  enum ferry_attr_type type, void *val, void **copy, int *flag);
+typedef int ferry_attr_delete_proxy(ferry_attr_delete_fn *user_fn, int handle, int keyval, enum ferry_attr_type type,
+                                    void *val, void *extra);
+
 struct ferry_keyval {
     int handle;
     int refs;                    /* the user's handle (until freed) + one per attribute using it */
@@ -36,11 +52,14 @@ struct ferry_keyval {
     ferry_attr_copy_fn *copy;    /* NULL: not copied */
     ferry_attr_delete_fn *del;   /* NULL: nothing to call */
     void *extra;
+    ferry_attr_copy_proxy *copy_proxy;  /* NULL: C callbacks, called directly */
+    ferry_attr_delete_proxy *del_proxy;
 };
 
 struct ferry_attr {
     struct ferry_keyval *kv;
     void *val;
+    enum ferry_attr_type type;
     struct ferry_attr *next;
 };
 
@@ -63,9 +82,9 @@ void ferry_keyval_free(struct ferry_keyval *kv);
 /* Operations on an attribute list belonging to object `obj` (its handle,
  * passed to the callbacks). They return MPI_SUCCESS or the (nonzero) value a
  * user callback returned. */
-int ferry_attr_set(struct ferry_attr **list, int obj, struct ferry_keyval *kv, void *val);
-/* 1 and *val when set, 0 otherwise. */
-int ferry_attr_lookup(struct ferry_attr *const *list, const struct ferry_keyval *kv, void **val);
+int ferry_attr_set(struct ferry_attr **list, int obj, struct ferry_keyval *kv, void *val, enum ferry_attr_type type);
+/* The attribute of kv in list, or NULL when not set. */
+struct ferry_attr *ferry_attr_find(struct ferry_attr *const *list, const struct ferry_keyval *kv);
 /* Run the delete callback and remove; not set is not an error. */
 int ferry_attr_delete(struct ferry_attr **list, int obj, struct ferry_keyval *kv);
 /* Run the delete callbacks of all attributes, front to back, removing each;

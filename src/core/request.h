@@ -74,6 +74,7 @@ struct ferry_request {
     MPI_Grequest_free_function *greq_free;
     MPI_Grequest_cancel_function *greq_cancel;
     void *greq_state;
+    int greq_fortran;        /* the callbacks are Fortran subroutines (MPII_Grequest_set_lang_f77) */
 
     MPI_Status status;       /* MPI_SOURCE, MPI_TAG, MPI_ERROR, and the byte count */
 
