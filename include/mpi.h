@@ -67,6 +67,7 @@ typedef int MPI_Request;
 typedef int MPI_Message;
 typedef int MPI_Info;
 typedef int MPI_Win;
+typedef int MPI_Session;  /* MPI-4 */
 
 /* File handles are pointers in this ABI; the structure stays private. */
 typedef struct ferry_file *MPI_File;
@@ -117,6 +118,7 @@ typedef struct {
 #define MPI_WIN_NULL         ((MPI_Win)0x20000000)
 #define MPI_REQUEST_NULL     ((MPI_Request)0x2c000000)
 #define MPI_MESSAGE_NULL     ((MPI_Message)0x2c000000)
+#define MPI_SESSION_NULL     ((MPI_Session)0x38000000)
 #define MPI_MESSAGE_NO_PROC  ((MPI_Message)0x6c000000)
 #define MPI_FILE_NULL        ((MPI_File)0)
 
@@ -568,10 +570,12 @@ typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val,
 typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *error_code, ...);
 typedef void MPI_Win_errhandler_function(MPI_Win *win, int *error_code, ...);
 typedef void MPI_File_errhandler_function(MPI_File *file, int *error_code, ...);
+typedef void MPI_Session_errhandler_function(MPI_Session *session, int *error_code, ...); /* MPI-4 */
 /* deprecated names of the same types */
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 typedef MPI_Win_errhandler_function  MPI_Win_errhandler_fn;
 typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
+typedef MPI_Session_errhandler_function MPI_Session_errhandler_fn;
 typedef void MPI_Handler_function(MPI_Comm *comm, int *error_code, ...);
 
 /* generalized requests */
@@ -1041,6 +1045,23 @@ int MPI_Finalized(int *flag);
 
 int MPI_Info_create(MPI_Info *info);
 int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info); /* MPI-4.0 */
+/* MPI-4 sessions */
+int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
+int MPI_Session_finalize(MPI_Session *session);
+int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used);
+int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names);
+int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name);
+int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info);
+int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup);
+int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
+                              MPI_Comm *newcomm);
+int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
+                                 MPI_Errhandler *errhandler);
+int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler);
+int MPI_Session_call_errhandler(MPI_Session session, int errorcode);
+#define MPI_Session_c2f(session) ((MPI_Fint)(session))
+#define MPI_Session_f2c(session) ((MPI_Session)(session))
 int MPI_Info_set(MPI_Info info, const char *key, const char *value);
 int MPI_Info_delete(MPI_Info info, const char *key);
 int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
@@ -1770,6 +1791,20 @@ int PMPI_Finalized(int *flag);
 
 int PMPI_Info_create(MPI_Info *info);
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
+int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
+int PMPI_Session_finalize(MPI_Session *session);
+int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used);
+int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names);
+int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name);
+int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info);
+int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup);
+int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
+                               MPI_Comm *newcomm);
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
+                                 MPI_Errhandler *errhandler);
+int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler);
+int PMPI_Session_call_errhandler(MPI_Session session, int errorcode);
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value);
 int PMPI_Info_delete(MPI_Info info, const char *key);
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);

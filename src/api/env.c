@@ -10,11 +10,13 @@
 
 static int do_init(int required, int *provided, const char *fn)
 {
-    if (ferry_rt.state != FERRY_PRE_INIT)
+    if (ferry_world_initialized() || ferry_rt.state == FERRY_FINALIZED)
         return ferry_error(NULL, MPI_ERR_OTHER, fn,
-                           ferry_rt.state == FERRY_INITIALIZED ? "MPI is already initialized"
-                                                               : "MPI cannot be initialized again after MPI_Finalize");
-    return ferry_init(required, provided);
+                           !ferry_world_finalized() && ferry_rt.state == FERRY_INITIALIZED
+                               ? "MPI is already initialized"
+                               : "MPI cannot be initialized again after MPI_Finalize");
+    /* a session may have brought the runtime up already (MPI-4) */
+    return ferry_runtime_start(required, provided, 1);
 }
 
 #pragma weak MPI_Init = PMPI_Init
@@ -32,14 +34,14 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 #pragma weak MPI_Initialized = PMPI_Initialized
 int PMPI_Initialized(int *flag)
 {
-    *flag = ferry_rt.state != FERRY_PRE_INIT;
+    *flag = ferry_world_initialized();
     return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Finalized = PMPI_Finalized
 int PMPI_Finalized(int *flag)
 {
-    *flag = ferry_rt.state == FERRY_FINALIZED;
+    *flag = ferry_world_finalized();
     return MPI_SUCCESS;
 }
 
@@ -49,7 +51,11 @@ int PMPI_Finalize(void)
     int rc = check_init("MPI_Finalize");
     if (rc)
         return rc;
-    return ferry_finalize();
+    if (!ferry_world_initialized() || ferry_world_finalized())
+        return ferry_error(NULL, MPI_ERR_OTHER, "MPI_Finalize", "MPI_Init was not called (only sessions are open)");
+    /* the runtime stays up while sessions are open (MPI-4) */
+    ferry_runtime_stop(1);
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Query_thread = PMPI_Query_thread

@@ -115,6 +115,12 @@ void ferry_errhandler_release(MPI_Errhandler eh)
     }
 }
 
+MPI_Comm_errhandler_function *ferry_errhandler_fn(MPI_Errhandler eh)
+{
+    struct errhandler *e = ferry_objtab_get(&errhandlers, eh);
+    return e ? e->fn : NULL;
+}
+
 MPI_Errhandler ferry_errhandler_new(MPI_Comm_errhandler_function *fn)
 {
     struct errhandler *e = ferry_xcalloc(1, sizeof *e);

@@ -45,5 +45,9 @@ void ferry_errhandler_retain(MPI_Errhandler eh);
 void ferry_errhandler_release(MPI_Errhandler eh);
 /* User handler for a comm (Comm_create_errhandler). */
 MPI_Errhandler ferry_errhandler_new(MPI_Comm_errhandler_function *fn);
+/* The function of a user handler (every kind has this shape in the MPICH
+ * ABI: a pointer to an int handle, the code, varargs); NULL for the
+ * predefined ones. */
+MPI_Comm_errhandler_function *ferry_errhandler_fn(MPI_Errhandler eh);
 
 #endif

@@ -21,6 +21,7 @@ enum ferry_obj_type {
     FERRY_OBJ_INFO = 0x7,
     FERRY_OBJ_KEYVAL = 0x9,
     FERRY_OBJ_REQUEST = 0xB,
+    FERRY_OBJ_SESSION = 0xE,   /* MPICH: MPI_SESSION_NULL is 0x38000000 */
 };
 
 #define FERRY_HANDLE_KIND(h)   (((uint32_t)(h)) >> 30)

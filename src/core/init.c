@@ -80,6 +80,44 @@ int ferry_init(int required, int *provided)
     return MPI_SUCCESS;
 }
 
+static int world_state;  /* 0 never initialized, 1 between MPI_Init and MPI_Finalize, 2 finalized */
+static int sessions;     /* live sessions */
+
+int ferry_runtime_start(int required, int *provided, int world_model)
+{
+    if (ferry_rt.state == FERRY_FINALIZED)
+        return -1;
+    if (ferry_rt.state == FERRY_PRE_INIT)
+        ferry_init(required, provided);
+    else if (provided)
+        *provided = ferry_rt.thread_level;
+    if (world_model)
+        world_state = 1;
+    else
+        sessions++;
+    return MPI_SUCCESS;
+}
+
+void ferry_runtime_stop(int world_model)
+{
+    if (world_model)
+        world_state = 2;
+    else
+        sessions--;
+    if (world_state != 1 && sessions == 0)
+        ferry_finalize();
+}
+
+int ferry_world_initialized(void)
+{
+    return world_state != 0;
+}
+
+int ferry_world_finalized(void)
+{
+    return world_state == 2;
+}
+
 int ferry_is_main_thread(void)
 {
     return pthread_equal(main_thread, pthread_self());
