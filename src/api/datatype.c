@@ -17,15 +17,27 @@ int PMPI_Type_size(MPI_Datatype type, int *size)
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Type_size_x = PMPI_Type_size_x
-int PMPI_Type_size_x(MPI_Datatype type, MPI_Count *size)
+/* Type_size_x and Type_size_c */
+static int size_count(MPI_Datatype type, MPI_Count *size, const char *fn)
 {
     struct ferry_datatype *dt;
-    int rc = check_type_query(type, &dt, "MPI_Type_size_x");
+    int rc = check_type_query(type, &dt, fn);
     if (rc)
         return rc;
     *size = (MPI_Count)dt->size;
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+int PMPI_Type_size_x(MPI_Datatype type, MPI_Count *size)
+{
+    return size_count(type, size, "MPI_Type_size_x");
+}
+
+#pragma weak MPI_Type_size_c = PMPI_Type_size_c
+int PMPI_Type_size_c(MPI_Datatype type, MPI_Count *size)
+{
+    return size_count(type, size, "MPI_Type_size_c");
 }
 
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
@@ -40,16 +52,28 @@ int PMPI_Type_get_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
     return MPI_SUCCESS;
 }
 
+/* The extent (or true extent) as MPI_Count: the _x and _c forms. */
+static int extent_count(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent, int true_extent, const char *fn)
+{
+    struct ferry_datatype *dt;
+    int rc = check_type_query(type, &dt, fn);
+    if (rc)
+        return rc;
+    *lb = true_extent ? dt->true_lb : dt->lb;
+    *extent = true_extent ? dt->true_extent : dt->extent;
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
 int PMPI_Type_get_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
 {
-    struct ferry_datatype *dt;
-    int rc = check_type_query(type, &dt, "MPI_Type_get_extent_x");
-    if (rc)
-        return rc;
-    *lb = dt->lb;
-    *extent = dt->extent;
-    return MPI_SUCCESS;
+    return extent_count(type, lb, extent, 0, "MPI_Type_get_extent_x");
+}
+
+#pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
+int PMPI_Type_get_extent_c(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
+{
+    return extent_count(type, lb, extent, 0, "MPI_Type_get_extent_c");
 }
 
 #pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
@@ -67,13 +91,13 @@ int PMPI_Type_get_true_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
 #pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
 int PMPI_Type_get_true_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
 {
-    struct ferry_datatype *dt;
-    int rc = check_type_query(type, &dt, "MPI_Type_get_true_extent_x");
-    if (rc)
-        return rc;
-    *lb = dt->true_lb;
-    *extent = dt->true_extent;
-    return MPI_SUCCESS;
+    return extent_count(type, lb, extent, 1, "MPI_Type_get_true_extent_x");
+}
+
+#pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
+int PMPI_Type_get_true_extent_c(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
+{
+    return extent_count(type, lb, extent, 1, "MPI_Type_get_true_extent_c");
 }
 
 #pragma weak MPI_Type_get_name = PMPI_Type_get_name
