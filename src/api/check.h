@@ -78,7 +78,8 @@ static inline int check_buf(struct ferry_comm *c, const void *buf, MPI_Count cou
 /* count elements of dt must be addressable as one byte count (large counts). */
 static inline int check_bytes(struct ferry_comm *c, MPI_Count count, const struct ferry_datatype *dt, const char *fn)
 {
-    if (dt->size && (size_t)count > (size_t)PTRDIFF_MAX / dt->size)
+    size_t bytes;
+    if (__builtin_mul_overflow((size_t)count, dt->size, &bytes) || bytes > (size_t)PTRDIFF_MAX)
         return ferry_error(c, MPI_ERR_COUNT, fn, "count %lld of a %zu-byte type overflows the address space",
                            (long long)count, dt->size);
     return MPI_SUCCESS;
