@@ -1,4 +1,5 @@
-/* Buffered sends: Buffer_attach / Buffer_detach, Bsend, Ibsend.
+/* Buffered sends: Buffer_attach / Buffer_detach, Bsend, Ibsend, and their
+ * MPI-4 large-count (_c) forms.
  *
  * A buffered send packs the message into the attached buffer and starts an
  * ordinary send of the packed bytes; the user's call returns at once. The
@@ -8,6 +9,7 @@
 #include "api/check.h"
 #include "api/p2p_internal.h"
 #include "core/progress.h"
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +65,7 @@ static struct bblock *alloc_block(size_t len)
     }
 }
 
-int ferry_api_bsend(const void *buf, int count, struct ferry_datatype *dt, struct ferry_comm *c, int dest, int tag,
+int ferry_api_bsend(const void *buf, size_t count, struct ferry_datatype *dt, struct ferry_comm *c, int dest, int tag,
                     struct ferry_request *owner, const char *fn)
 {
     if (owner && owner->inner) {
@@ -73,7 +75,7 @@ int ferry_api_bsend(const void *buf, int count, struct ferry_datatype *dt, struc
     }
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    size_t bytes = ferry_dt_bytes(dt, (size_t)count);
+    size_t bytes = ferry_dt_bytes(dt, count);
     size_t need = bytes + MPI_BSEND_OVERHEAD;
     ferry_progress();
     reclaim();
@@ -92,61 +94,111 @@ int ferry_api_bsend(const void *buf, int count, struct ferry_datatype *dt, struc
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
-int PMPI_Buffer_attach(void *buffer, int size)
+static int attach(void *buffer, MPI_Count size, const char *fn)
 {
-    int rc = check_init("MPI_Buffer_attach");
+    int rc = check_init(fn);
     if (rc)
         return rc;
     if (att.buf)
-        return ferry_error(NULL, MPI_ERR_BUFFER, "MPI_Buffer_attach", "a buffer is already attached");
+        return ferry_error(NULL, MPI_ERR_BUFFER, fn, "a buffer is already attached");
     if (size < 0)
-        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Buffer_attach", "negative size %d", size);
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "negative size %lld", (long long)size);
     if (!buffer && size > 0)
-        return ferry_error(NULL, MPI_ERR_BUFFER, "MPI_Buffer_attach", "NULL buffer");
+        return ferry_error(NULL, MPI_ERR_BUFFER, fn, "NULL buffer");
     att.buf = buffer;
     att.size = (size_t)size;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+    return attach(buffer, size, "MPI_Buffer_attach");
+}
+
+#pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+    return attach(buffer, size, "MPI_Buffer_attach_c");
+}
+
+/* Wait until every buffered send has left the buffer, then hand it back.
+ * max: the largest size the caller can be told (the int form cannot report
+ * a buffer attached with MPI_Buffer_attach_c above INT_MAX: it fails and
+ * leaves the buffer attached). */
+static int detach(void *buffer_addr, MPI_Count *size, MPI_Count max, const char *fn)
+{
+    int rc = check_init(fn);
+    if (rc)
+        return rc;
+    if (!buffer_addr || !size)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "NULL %s", buffer_addr ? "size" : "buffer_addr");
+    if (att.size > (size_t)max)
+        return ferry_error(NULL, MPI_ERR_COUNT, fn,
+                           "the attached buffer has %zu bytes, more than an int holds (use MPI_Buffer_detach_c)",
+                           att.size);
+    struct ferry_waiter w = {0};
+    for (reclaim(); att.blocks; reclaim())
+        ferry_progress_wait(&w);
+    *(void **)buffer_addr = att.buf;
+    *size = (MPI_Count)att.size;
+    att.buf = NULL;
+    att.size = 0;
     return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
-    int rc = check_init("MPI_Buffer_detach");
+    MPI_Count n = 0;
+    int rc = detach(buffer_addr, size ? &n : NULL, INT_MAX, "MPI_Buffer_detach");
+    if (!rc)
+        *size = (int)n;
+    return rc;
+}
+
+#pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    return detach(buffer_addr, size, PTRDIFF_MAX, "MPI_Buffer_detach_c");
+}
+
+static int bsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                 const char *fn)
+{
+    struct ferry_comm *c;
+    struct ferry_datatype *dt;
+    int rc = check_p2p(comm, buf, count, type, dest, tag, 1, &c, &dt, fn);
     if (rc)
         return rc;
-    struct ferry_waiter w = {0};
-    for (reclaim(); att.blocks; reclaim())
-        ferry_progress_wait(&w);
-    *(void **)buffer_addr = att.buf;
-    *size = (int)att.size;
-    att.buf = NULL;
-    att.size = 0;
-    return MPI_SUCCESS;
+    return ferry_api_bsend(buf, (size_t)count, dt, c, dest, tag, NULL, fn);
 }
 
 #pragma weak MPI_Bsend = PMPI_Bsend
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
-    struct ferry_comm *c;
-    struct ferry_datatype *dt;
-    int rc = check_p2p(comm, buf, count, type, dest, tag, 1, &c, &dt, "MPI_Bsend");
-    if (rc)
-        return rc;
-    return ferry_api_bsend(buf, count, dt, c, dest, tag, NULL, "MPI_Bsend");
+    return bsend(buf, count, type, dest, tag, comm, "MPI_Bsend");
 }
 
-#pragma weak MPI_Ibsend = PMPI_Ibsend
-int PMPI_Ibsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+#pragma weak MPI_Bsend_c = PMPI_Bsend_c
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    return bsend(buf, count, type, dest, tag, comm, "MPI_Bsend_c");
+}
+
+static int ibsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                  MPI_Request *req, const char *fn)
 {
     struct ferry_comm *c;
     struct ferry_datatype *dt;
-    int rc = check_p2p(comm, buf, count, type, dest, tag, 1, &c, &dt, "MPI_Ibsend");
+    int rc = check_p2p(comm, buf, count, type, dest, tag, 1, &c, &dt, fn);
     if (rc)
         return rc;
+    if (!req)
+        return ferry_error(c, MPI_ERR_REQUEST, fn, "request pointer is NULL");
     /* the message is in the attached buffer: the user's request is done */
     struct ferry_request *r = ferry_request_new(FERRY_REQ_SEND);
-    if ((rc = ferry_api_bsend(buf, count, dt, c, dest, tag, r, "MPI_Ibsend"))) {
+    if ((rc = ferry_api_bsend(buf, (size_t)count, dt, c, dest, tag, r, fn))) {
         r->complete = 1;
         ferry_request_free(r);
         return rc;
@@ -155,4 +207,17 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype type, int dest, int tag
     ferry_request_done_now(r);
     *req = r->handle;
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Ibsend = PMPI_Ibsend
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+    return ibsend(buf, count, type, dest, tag, comm, req, "MPI_Ibsend");
+}
+
+#pragma weak MPI_Ibsend_c = PMPI_Ibsend_c
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                  MPI_Request *req)
+{
+    return ibsend(buf, count, type, dest, tag, comm, req, "MPI_Ibsend_c");
 }

@@ -34,10 +34,11 @@ static inline int check_comm(MPI_Comm h, struct ferry_comm **c, const char *fn)
     return MPI_SUCCESS;
 }
 
-static inline int check_count(struct ferry_comm *c, int count, const char *fn)
+/* Counts are MPI_Count so that the large-count (_c) forms share the checks. */
+static inline int check_count(struct ferry_comm *c, MPI_Count count, const char *fn)
 {
     if (count < 0)
-        return ferry_error(c, MPI_ERR_COUNT, fn, "negative count %d", count);
+        return ferry_error(c, MPI_ERR_COUNT, fn, "negative count %lld", (long long)count);
     return MPI_SUCCESS;
 }
 
@@ -64,13 +65,23 @@ static inline int check_type_query(MPI_Datatype h, struct ferry_datatype **dt, c
     return MPI_SUCCESS;
 }
 
-static inline int check_buf(struct ferry_comm *c, const void *buf, int count, const struct ferry_datatype *dt,
+static inline int check_buf(struct ferry_comm *c, const void *buf, MPI_Count count, const struct ferry_datatype *dt,
                             const char *fn)
 {
     /* MPI_BOTTOM is NULL, legal with derived types holding absolute
      * addresses; with a predefined type a NULL buffer is a mistake. */
     if (!buf && count > 0 && dt->size > 0 && dt->predefined)
-        return ferry_error(c, MPI_ERR_BUFFER, fn, "NULL buffer with count %d", count);
+        return ferry_error(c, MPI_ERR_BUFFER, fn, "NULL buffer with count %lld", (long long)count);
+    return MPI_SUCCESS;
+}
+
+/* count elements of dt must be addressable as one byte count (large counts). */
+static inline int check_bytes(struct ferry_comm *c, MPI_Count count, const struct ferry_datatype *dt, const char *fn)
+{
+    size_t bytes;
+    if (__builtin_mul_overflow((size_t)count, dt->size, &bytes) || bytes > (size_t)PTRDIFF_MAX)
+        return ferry_error(c, MPI_ERR_COUNT, fn, "count %lld of a %zu-byte type overflows the address space",
+                           (long long)count, dt->size);
     return MPI_SUCCESS;
 }
 
@@ -107,12 +118,12 @@ static inline int check_recv_tag(struct ferry_comm *c, int tag, const char *fn)
 }
 
 /* The common prologue of every point-to-point call. */
-static inline int check_p2p(MPI_Comm comm, const void *buf, int count, MPI_Datatype type, int rank, int tag,
+static inline int check_p2p(MPI_Comm comm, const void *buf, MPI_Count count, MPI_Datatype type, int rank, int tag,
                             int is_send, struct ferry_comm **c, struct ferry_datatype **dt, const char *fn)
 {
     int rc;
     if ((rc = check_comm(comm, c, fn)) || (rc = check_count(*c, count, fn)) || (rc = check_type(*c, type, dt, fn)) ||
-        (rc = check_buf(*c, buf, count, *dt, fn)))
+        (rc = check_bytes(*c, count, *dt, fn)) || (rc = check_buf(*c, buf, count, *dt, fn)))
         return rc;
     if (is_send)
         rc = check_dest(*c, rank, fn) ? MPI_ERR_RANK : check_send_tag(*c, tag, fn);

@@ -1,5 +1,6 @@
-/* Datatype queries and message element counts (constructors: dtype_create.c,
- * pack/unpack: dtype_pack.c, decoding and names: dtype_query.c). */
+/* Datatype queries and message element counts, with their MPI-4
+ * large-count (_c) forms (constructors: dtype_create.c, pack/unpack:
+ * dtype_pack.c, decoding and names: dtype_query.c). */
 #include "api/check.h"
 #include <stdio.h>
 #include <string.h>
@@ -16,15 +17,27 @@ int PMPI_Type_size(MPI_Datatype type, int *size)
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Type_size_x = PMPI_Type_size_x
-int PMPI_Type_size_x(MPI_Datatype type, MPI_Count *size)
+/* Type_size_x and Type_size_c */
+static int size_count(MPI_Datatype type, MPI_Count *size, const char *fn)
 {
     struct ferry_datatype *dt;
-    int rc = check_type_query(type, &dt, "MPI_Type_size_x");
+    int rc = check_type_query(type, &dt, fn);
     if (rc)
         return rc;
     *size = (MPI_Count)dt->size;
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+int PMPI_Type_size_x(MPI_Datatype type, MPI_Count *size)
+{
+    return size_count(type, size, "MPI_Type_size_x");
+}
+
+#pragma weak MPI_Type_size_c = PMPI_Type_size_c
+int PMPI_Type_size_c(MPI_Datatype type, MPI_Count *size)
+{
+    return size_count(type, size, "MPI_Type_size_c");
 }
 
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
@@ -39,16 +52,28 @@ int PMPI_Type_get_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
     return MPI_SUCCESS;
 }
 
+/* The extent (or true extent) as MPI_Count: the _x and _c forms. */
+static int extent_count(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent, int true_extent, const char *fn)
+{
+    struct ferry_datatype *dt;
+    int rc = check_type_query(type, &dt, fn);
+    if (rc)
+        return rc;
+    *lb = true_extent ? dt->true_lb : dt->lb;
+    *extent = true_extent ? dt->true_extent : dt->extent;
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
 int PMPI_Type_get_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
 {
-    struct ferry_datatype *dt;
-    int rc = check_type_query(type, &dt, "MPI_Type_get_extent_x");
-    if (rc)
-        return rc;
-    *lb = dt->lb;
-    *extent = dt->extent;
-    return MPI_SUCCESS;
+    return extent_count(type, lb, extent, 0, "MPI_Type_get_extent_x");
+}
+
+#pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
+int PMPI_Type_get_extent_c(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
+{
+    return extent_count(type, lb, extent, 0, "MPI_Type_get_extent_c");
 }
 
 #pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
@@ -66,13 +91,13 @@ int PMPI_Type_get_true_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
 #pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
 int PMPI_Type_get_true_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
 {
-    struct ferry_datatype *dt;
-    int rc = check_type_query(type, &dt, "MPI_Type_get_true_extent_x");
-    if (rc)
-        return rc;
-    *lb = dt->true_lb;
-    *extent = dt->true_extent;
-    return MPI_SUCCESS;
+    return extent_count(type, lb, extent, 1, "MPI_Type_get_true_extent_x");
+}
+
+#pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
+int PMPI_Type_get_true_extent_c(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
+{
+    return extent_count(type, lb, extent, 1, "MPI_Type_get_true_extent_c");
 }
 
 #pragma weak MPI_Type_get_name = PMPI_Type_get_name
@@ -89,32 +114,65 @@ int PMPI_Type_get_name(MPI_Datatype type, char *name, int *resultlen)
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Get_count = PMPI_Get_count
-int PMPI_Get_count(const MPI_Status *status, MPI_Datatype type, int *count)
+/* Whole elements of type in the status's byte count, MPI_UNDEFINED when it
+ * is not a whole number or exceeds max (INT_MAX for the int forms). */
+static int get_count(const MPI_Status *status, MPI_Datatype type, MPI_Count *count, MPI_Count max, const char *fn)
 {
     struct ferry_datatype *dt;
-    int rc = check_type_query(type, &dt, "MPI_Get_count");
+    int rc = check_type_query(type, &dt, fn);
     if (rc)
         return rc;
+    if (!status || status == MPI_STATUS_IGNORE || !count)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "NULL %s", count ? "status" : "count");
     size_t bytes = ferry_status_bytes(status);
     if (dt->size == 0)
         *count = 0;
-    else if (bytes % dt->size || bytes / dt->size > 0x7fffffff)
+    else if (bytes % dt->size || bytes / dt->size > (size_t)max)
         *count = MPI_UNDEFINED;
     else
-        *count = (int)(bytes / dt->size);
+        *count = (MPI_Count)(bytes / dt->size);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_count = PMPI_Get_count
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype type, int *count)
+{
+    MPI_Count n = 0;
+    int rc = get_count(status, type, count ? &n : NULL, 0x7fffffff, "MPI_Get_count");
+    if (!rc)
+        *count = (int)n;
+    return rc;
+}
+
+#pragma weak MPI_Get_count_c = PMPI_Get_count_c
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype type, MPI_Count *count)
+{
+    return get_count(status, type, count, PTRDIFF_MAX, "MPI_Get_count_c");
+}
+
+/* Basic elements in the status's byte count (Get_elements_x and _c). */
+static int get_elements(const MPI_Status *status, MPI_Datatype type, MPI_Count *count, const char *fn)
+{
+    struct ferry_datatype *dt;
+    int rc = check_type_query(type, &dt, fn);
+    if (rc)
+        return rc;
+    if (!status || status == MPI_STATUS_IGNORE || !count)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "NULL %s", count ? "status" : "count");
+    *count = ferry_dt_elements(dt, ferry_status_bytes(status));
     return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype type, MPI_Count *count)
 {
-    struct ferry_datatype *dt;
-    int rc = check_type_query(type, &dt, "MPI_Get_elements_x");
-    if (rc)
-        return rc;
-    *count = ferry_dt_elements(dt, ferry_status_bytes(status));
-    return MPI_SUCCESS;
+    return get_elements(status, type, count, "MPI_Get_elements_x");
+}
+
+#pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype type, MPI_Count *count)
+{
+    return get_elements(status, type, count, "MPI_Get_elements_c");
 }
 
 /* Status_set_elements(_x): the status then says `count` basic elements of
@@ -162,8 +220,8 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 #pragma weak MPI_Get_elements = PMPI_Get_elements
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype type, int *count)
 {
-    MPI_Count n;
-    int rc = PMPI_Get_elements_x(status, type, &n);
+    MPI_Count n = 0;
+    int rc = get_elements(status, type, count ? &n : NULL, "MPI_Get_elements");
     if (rc)
         return rc;
     *count = n > 0x7fffffff ? MPI_UNDEFINED : (int)n;

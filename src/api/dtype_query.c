@@ -1,47 +1,90 @@
-/* Decoding (MPI_Type_get_envelope / get_contents), names, the MPI-1 bound
- * queries, and the size-matched types (Type_match_size, Type_create_f90_*). */
+/* Decoding (MPI_Type_get_envelope / get_contents and their MPI-4 _c forms),
+ * names, the MPI-1 bound queries, and the size-matched types
+ * (Type_match_size, Type_create_f90_*). */
 #include "api/check.h"
 #include <stdio.h>
 #include <string.h>
 
-#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
-int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
-                           int *combiner)
+/* A type built by a large-count constructor lists large counts, which only
+ * the _c forms (large) can return: the int forms fail (MPI-4.0 5.1.13). */
+static int check_large_counts(const struct ferry_datatype *dt, int large, const char *fn)
 {
-    static const char fn[] = "MPI_Type_get_envelope";
+    if (dt->nc && !large)
+        return ferry_error(NULL, MPI_ERR_TYPE, fn,
+                           "the type was built by a large-count (_c) constructor: its contents has %d large counts "
+                           "(use %s_c)", dt->nc, fn);
+    return MPI_SUCCESS;
+}
+
+static int get_envelope(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses,
+                        MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner, int large,
+                        const char *fn)
+{
     struct ferry_datatype *dt;
     int rc = check_type_query(datatype, &dt, fn);
     if (rc)
         return rc;
-    if (!num_integers || !num_addresses || !num_datatypes || !combiner)
+    if (!num_integers || !num_addresses || !num_large_counts || !num_datatypes || !combiner)
         return ferry_error(NULL, MPI_ERR_ARG, fn, "NULL output argument");
+    if ((rc = check_large_counts(dt, large, fn)))
+        return rc;
     *num_integers = dt->ni;
     *num_addresses = dt->na;
+    *num_large_counts = dt->nc;
     *num_datatypes = dt->nd;
     *combiner = dt->combiner;
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
-int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
-                           int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
+                           int *combiner)
 {
-    static const char fn[] = "MPI_Type_get_contents";
+    MPI_Count ni, na, nc, nd;
+    int rc = get_envelope(datatype, num_integers ? &ni : NULL, num_addresses ? &na : NULL, &nc,
+                          num_datatypes ? &nd : NULL, combiner, 0, "MPI_Type_get_envelope");
+    if (rc)
+        return rc;
+    *num_integers = (int)ni;
+    *num_addresses = (int)na;
+    *num_datatypes = (int)nd;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_get_envelope_c = PMPI_Type_get_envelope_c
+int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses,
+                             MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
+{
+    return get_envelope(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner, 1,
+                        "MPI_Type_get_envelope_c");
+}
+
+static int get_contents(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                        MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[],
+                        MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+                        MPI_Datatype array_of_datatypes[], int large, const char *fn)
+{
     struct ferry_datatype *dt;
     int rc = check_type_query(datatype, &dt, fn);
     if (rc)
         return rc;
     if (dt->combiner == MPI_COMBINER_NAMED)
         return ferry_error(NULL, MPI_ERR_TYPE, fn, "%s is a predefined type (combiner MPI_COMBINER_NAMED)", dt->name);
-    if (max_integers < dt->ni || max_addresses < dt->na || max_datatypes < dt->nd)
-        return ferry_error(NULL, MPI_ERR_ARG, fn, "arrays too small: need %d integers, %d addresses, %d datatypes",
-                           dt->ni, dt->na, dt->nd);
-    if ((dt->ni && !array_of_integers) || (dt->na && !array_of_addresses) || (dt->nd && !array_of_datatypes))
+    if ((rc = check_large_counts(dt, large, fn)))
+        return rc;
+    if (max_integers < dt->ni || max_addresses < dt->na || max_large_counts < dt->nc || max_datatypes < dt->nd)
+        return ferry_error(NULL, MPI_ERR_ARG, fn,
+                           "arrays too small: need %d integers, %d addresses, %d large counts, %d datatypes", dt->ni,
+                           dt->na, dt->nc, dt->nd);
+    if ((dt->ni && !array_of_integers) || (dt->na && !array_of_addresses) || (dt->nc && !array_of_large_counts) ||
+        (dt->nd && !array_of_datatypes))
         return ferry_error(NULL, MPI_ERR_ARG, fn, "NULL array");
     if (dt->ni)
         memcpy(array_of_integers, dt->ints, (size_t)dt->ni * sizeof *dt->ints);
     if (dt->na)
         memcpy(array_of_addresses, dt->aints, (size_t)dt->na * sizeof *dt->aints);
+    for (int i = 0; i < dt->nc; i++)   /* (the int form passes no array: nc is 0 then) */
+        array_of_large_counts[i] = dt->counts[i];
     /* derived types come back as handles the caller must free (the same
      * objects, with one more user reference, as MPICH does) */
     for (int i = 0; i < dt->nd; i++) {
@@ -49,6 +92,24 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
         ferry_dt_user_retain(dt->env_types[i]);
     }
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                           int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+{
+    return get_contents(datatype, max_integers, max_addresses, 0, max_datatypes, array_of_integers,
+                        array_of_addresses, NULL, array_of_datatypes, 0, "MPI_Type_get_contents");
+}
+
+#pragma weak MPI_Type_get_contents_c = PMPI_Type_get_contents_c
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                             MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[],
+                             MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+                             MPI_Datatype array_of_datatypes[])
+{
+    return get_contents(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers,
+                        array_of_addresses, array_of_large_counts, array_of_datatypes, 1, "MPI_Type_get_contents_c");
 }
 
 #pragma weak MPI_Type_set_name = PMPI_Type_set_name

@@ -1,18 +1,32 @@
-/* Reduction operation objects and MPI_Reduce_local. */
+/* Reduction operation objects and MPI_Reduce_local, with their MPI-4
+ * large-count forms (Op_create_c: a user function taking an MPI_Count length;
+ * Reduce_local_c). */
 #include "api/check.h"
 #include "core/op.h"
 #include <stdlib.h>
 
+/* One of fn (int length) and fn_c (MPI_Count length) is given. */
+static int op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute, MPI_Op *op, const char *name)
+{
+    int rc = check_init(name);
+    if (rc)
+        return rc;
+    if ((!fn && !fn_c) || !op)
+        return ferry_error(NULL, MPI_ERR_ARG, name, "NULL function or op pointer");
+    *op = ferry_op_create(fn, fn_c, commute)->handle;
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Op_create = PMPI_Op_create
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
-    int rc = check_init("MPI_Op_create");
-    if (rc)
-        return rc;
-    if (!user_fn || !op)
-        return ferry_error(NULL, MPI_ERR_ARG, "MPI_Op_create", "NULL function or op pointer");
-    *op = ferry_op_create(user_fn, commute)->handle;
-    return MPI_SUCCESS;
+    return op_create(user_fn, NULL, commute, op, "MPI_Op_create");
+}
+
+#pragma weak MPI_Op_create_c = PMPI_Op_create_c
+int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+    return op_create(NULL, user_fn, commute, op, "MPI_Op_create_c");
 }
 
 #pragma weak MPI_Op_free = PMPI_Op_free
@@ -49,14 +63,14 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
 }
 
 /* inoutbuf = inbuf op inoutbuf, element by element, on this process only. */
-#pragma weak MPI_Reduce_local = PMPI_Reduce_local
-int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
+static int reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                        const char *fn)
 {
-    static const char fn[] = "MPI_Reduce_local";
     struct ferry_datatype *dt, *unit;
     size_t per;
     int rc = check_init(fn);
-    if (rc || (rc = check_count(NULL, count, fn)) || (rc = check_type(NULL, datatype, &dt, fn)))
+    if (rc || (rc = check_count(NULL, count, fn)) || (rc = check_type(NULL, datatype, &dt, fn)) ||
+        (rc = check_bytes(NULL, count, dt, fn)))
         return rc;
     struct ferry_op *o = ferry_op_get(op);
     if (!o)
@@ -87,4 +101,16 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
     free(b);
     free(stage);
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Reduce_local = PMPI_Reduce_local
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
+{
+    return reduce_local(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local");
+}
+
+#pragma weak MPI_Reduce_local_c = PMPI_Reduce_local_c
+int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
+{
+    return reduce_local(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local_c");
 }

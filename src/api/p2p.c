@@ -1,6 +1,8 @@
-/* Point-to-point entry points: blocking, nonblocking and persistent sends
- * and receives. Blocking calls are a nonblocking start plus a wait that
- * drives progress. */
+/* Point-to-point entry points: blocking and nonblocking sends and receives,
+ * Sendrecv and Isendrecv with their replace forms. Blocking calls are a
+ * nonblocking start plus a wait that drives progress. Each call has its
+ * MPI-4 large-count form (_c, MPI_Count counts) beside it: both go through
+ * one helper taking an MPI_Count, as the layers below count in size_t. */
 #include "api/check.h"
 #include "api/p2p_internal.h"
 #include "core/progress.h"
@@ -43,7 +45,7 @@ int ferry_api_finish(struct ferry_request *r, MPI_Status *status, const char *fn
     return err;
 }
 
-static int blocking_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+static int blocking_send(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                          enum ferry_send_mode mode, const char *fn)
 {
     struct ferry_comm *c;
@@ -53,10 +55,11 @@ static int blocking_send(const void *buf, int count, MPI_Datatype type, int dest
         return rc;
     if (mode != FERRY_MODE_SYNC && dest != MPI_PROC_NULL && ferry_proto_send_now(c, buf, (size_t)count, dt, dest, tag))
         return MPI_SUCCESS;
-    return ferry_api_finish(ferry_api_start_send((void *)buf, count, dt, c, dest, tag, mode), MPI_STATUS_IGNORE, fn);
+    return ferry_api_finish(ferry_api_start_send((void *)buf, (size_t)count, dt, c, dest, tag, mode),
+                            MPI_STATUS_IGNORE, fn);
 }
 
-static int nonblocking_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+static int nonblocking_send(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                             MPI_Request *req, enum ferry_send_mode mode, const char *fn)
 {
     struct ferry_comm *c;
@@ -66,7 +69,32 @@ static int nonblocking_send(const void *buf, int count, MPI_Datatype type, int d
         return rc;
     if (!req)
         return ferry_error(c, MPI_ERR_REQUEST, fn, "request pointer is NULL");
-    *req = ferry_api_start_send((void *)buf, count, dt, c, dest, tag, mode)->handle;
+    *req = ferry_api_start_send((void *)buf, (size_t)count, dt, c, dest, tag, mode)->handle;
+    return MPI_SUCCESS;
+}
+
+static int blocking_recv(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                         MPI_Status *status, const char *fn)
+{
+    struct ferry_comm *c;
+    struct ferry_datatype *dt;
+    int rc = check_p2p(comm, buf, count, type, source, tag, 0, &c, &dt, fn);
+    if (rc)
+        return rc;
+    return ferry_api_finish(ferry_api_start_recv(buf, (size_t)count, dt, c, source, tag), status, fn);
+}
+
+static int nonblocking_recv(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                            MPI_Request *req, const char *fn)
+{
+    struct ferry_comm *c;
+    struct ferry_datatype *dt;
+    int rc = check_p2p(comm, buf, count, type, source, tag, 0, &c, &dt, fn);
+    if (rc)
+        return rc;
+    if (!req)
+        return ferry_error(c, MPI_ERR_REQUEST, fn, "request pointer is NULL");
+    *req = ferry_api_start_recv(buf, (size_t)count, dt, c, source, tag)->handle;
     return MPI_SUCCESS;
 }
 
@@ -76,10 +104,22 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, 
     return blocking_send(buf, count, type, dest, tag, comm, FERRY_MODE_STANDARD, "MPI_Send");
 }
 
+#pragma weak MPI_Send_c = PMPI_Send_c
+int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    return blocking_send(buf, count, type, dest, tag, comm, FERRY_MODE_STANDARD, "MPI_Send_c");
+}
+
 #pragma weak MPI_Ssend = PMPI_Ssend
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
     return blocking_send(buf, count, type, dest, tag, comm, FERRY_MODE_SYNC, "MPI_Ssend");
+}
+
+#pragma weak MPI_Ssend_c = PMPI_Ssend_c
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    return blocking_send(buf, count, type, dest, tag, comm, FERRY_MODE_SYNC, "MPI_Ssend_c");
 }
 
 #pragma weak MPI_Rsend = PMPI_Rsend
@@ -88,10 +128,23 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
     return blocking_send(buf, count, type, dest, tag, comm, FERRY_MODE_READY, "MPI_Rsend");
 }
 
+#pragma weak MPI_Rsend_c = PMPI_Rsend_c
+int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    return blocking_send(buf, count, type, dest, tag, comm, FERRY_MODE_READY, "MPI_Rsend_c");
+}
+
 #pragma weak MPI_Isend = PMPI_Isend
 int PMPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
     return nonblocking_send(buf, count, type, dest, tag, comm, req, FERRY_MODE_STANDARD, "MPI_Isend");
+}
+
+#pragma weak MPI_Isend_c = PMPI_Isend_c
+int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                 MPI_Request *req)
+{
+    return nonblocking_send(buf, count, type, dest, tag, comm, req, FERRY_MODE_STANDARD, "MPI_Isend_c");
 }
 
 #pragma weak MPI_Issend = PMPI_Issend
@@ -100,41 +153,56 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype type, int dest, int tag
     return nonblocking_send(buf, count, type, dest, tag, comm, req, FERRY_MODE_SYNC, "MPI_Issend");
 }
 
+#pragma weak MPI_Issend_c = PMPI_Issend_c
+int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                  MPI_Request *req)
+{
+    return nonblocking_send(buf, count, type, dest, tag, comm, req, FERRY_MODE_SYNC, "MPI_Issend_c");
+}
+
 #pragma weak MPI_Irsend = PMPI_Irsend
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
     return nonblocking_send(buf, count, type, dest, tag, comm, req, FERRY_MODE_READY, "MPI_Irsend");
 }
 
+#pragma weak MPI_Irsend_c = PMPI_Irsend_c
+int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                  MPI_Request *req)
+{
+    return nonblocking_send(buf, count, type, dest, tag, comm, req, FERRY_MODE_READY, "MPI_Irsend_c");
+}
+
 #pragma weak MPI_Recv = PMPI_Recv
 int PMPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    struct ferry_comm *c;
-    struct ferry_datatype *dt;
-    int rc = check_p2p(comm, buf, count, type, source, tag, 0, &c, &dt, "MPI_Recv");
-    if (rc)
-        return rc;
-    return ferry_api_finish(ferry_api_start_recv(buf, count, dt, c, source, tag), status, "MPI_Recv");
+    return blocking_recv(buf, count, type, source, tag, comm, status, "MPI_Recv");
+}
+
+#pragma weak MPI_Recv_c = PMPI_Recv_c
+int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                MPI_Status *status)
+{
+    return blocking_recv(buf, count, type, source, tag, comm, status, "MPI_Recv_c");
 }
 
 #pragma weak MPI_Irecv = PMPI_Irecv
 int PMPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request *req)
 {
-    struct ferry_comm *c;
-    struct ferry_datatype *dt;
-    int rc = check_p2p(comm, buf, count, type, source, tag, 0, &c, &dt, "MPI_Irecv");
-    if (rc)
-        return rc;
-    if (!req)
-        return ferry_error(c, MPI_ERR_REQUEST, "MPI_Irecv", "request pointer is NULL");
-    *req = ferry_api_start_recv(buf, count, dt, c, source, tag)->handle;
-    return MPI_SUCCESS;
+    return nonblocking_recv(buf, count, type, source, tag, comm, req, "MPI_Irecv");
+}
+
+#pragma weak MPI_Irecv_c = PMPI_Irecv_c
+int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                 MPI_Request *req)
+{
+    return nonblocking_recv(buf, count, type, source, tag, comm, req, "MPI_Irecv_c");
 }
 
 /* The send half and the receive half of a (I)Sendrecv(_replace), checked as
  * a send and as a receive. */
-static int check_sendrecv(MPI_Comm comm, const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
-                          const void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
+static int check_sendrecv(MPI_Comm comm, const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
+                          const void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int source, int rtag,
                           struct ferry_comm **c, struct ferry_datatype **sdt, struct ferry_datatype **rdt,
                           const char *fn)
 {
@@ -142,29 +210,43 @@ static int check_sendrecv(MPI_Comm comm, const void *sbuf, int scount, MPI_Datat
     return rc ? rc : check_p2p(comm, rbuf, rcount, rtype, source, rtag, 0, c, rdt, fn);
 }
 
-#pragma weak MPI_Sendrecv = PMPI_Sendrecv
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+static int sendrecv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                    MPI_Status *status, const char *fn)
 {
-    const char *fn = "MPI_Sendrecv";
     struct ferry_comm *c;
     struct ferry_datatype *sdt, *rdt;
     int rc = check_sendrecv(comm, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
                             recvtag, &c, &sdt, &rdt, fn);
     if (rc)
         return rc;
-    struct ferry_request *rr = ferry_api_start_recv(recvbuf, recvcount, rdt, c, source, recvtag);
-    struct ferry_request *sr = ferry_api_start_send((void *)sendbuf, sendcount, sdt, c, dest, sendtag,
+    struct ferry_request *rr = ferry_api_start_recv(recvbuf, (size_t)recvcount, rdt, c, source, recvtag);
+    struct ferry_request *sr = ferry_api_start_send((void *)sendbuf, (size_t)sendcount, sdt, c, dest, sendtag,
                                                     FERRY_MODE_STANDARD);
     ferry_api_finish(sr, MPI_STATUS_IGNORE, fn);
     return ferry_api_finish(rr, status, fn);
 }
 
-#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int sendtag, int source, int recvtag,
-                          MPI_Comm comm, MPI_Status *status)
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    const char *fn = "MPI_Sendrecv_replace";
+    return sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
+                    status, "MPI_Sendrecv");
+}
+
+#pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                    MPI_Status *status)
+{
+    return sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
+                    status, "MPI_Sendrecv_c");
+}
+
+static int sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype type, int dest, int sendtag, int source,
+                            int recvtag, MPI_Comm comm, MPI_Status *status, const char *fn)
+{
     struct ferry_comm *c;
     struct ferry_datatype *dt;
     int rc = check_sendrecv(comm, buf, count, type, dest, sendtag, buf, count, type, source, recvtag, &c, &dt, &dt, fn);
@@ -181,6 +263,21 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int
     rc = ferry_api_finish(rr, status, fn);
     free(copy);
     return rc;
+}
+
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status, "MPI_Sendrecv_replace");
+}
+
+#pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype type, int dest, int sendtag, int source,
+                            int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status,
+                            "MPI_Sendrecv_replace_c");
 }
 
 /* ---- Isendrecv (MPI-4.0) ---------------------------------------------------- */
@@ -210,11 +307,10 @@ static struct ferry_request *start_pair(struct ferry_comm *c, const void *sbuf, 
     return p;
 }
 
-#pragma weak MPI_Isendrecv = PMPI_Isendrecv
-int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+static int isendrecv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                     MPI_Request *request, const char *fn)
 {
-    const char *fn = "MPI_Isendrecv";
     struct ferry_comm *c;
     struct ferry_datatype *sdt, *rdt;
     int rc = check_sendrecv(comm, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
@@ -228,11 +324,26 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, in
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
-int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int sendtag, int source, int recvtag,
-                           MPI_Comm comm, MPI_Request *request)
+#pragma weak MPI_Isendrecv = PMPI_Isendrecv
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    const char *fn = "MPI_Isendrecv_replace";
+    return isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
+                     request, "MPI_Isendrecv");
+}
+
+#pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
+int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
+                     request, "MPI_Isendrecv_c");
+}
+
+static int isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype type, int dest, int sendtag, int source,
+                             int recvtag, MPI_Comm comm, MPI_Request *request, const char *fn)
+{
     struct ferry_comm *c;
     struct ferry_datatype *dt;
     int rc = check_sendrecv(comm, buf, count, type, dest, sendtag, buf, count, type, source, recvtag, &c, &dt, &dt, fn);
@@ -247,4 +358,20 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, in
     *request = start_pair(c, copy, bytes, ferry_datatype_get(MPI_BYTE), dest, sendtag, buf, (size_t)count, dt, source,
                           recvtag, copy)->handle;
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int sendtag, int source, int recvtag,
+                           MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, request,
+                             "MPI_Isendrecv_replace");
+}
+
+#pragma weak MPI_Isendrecv_replace_c = PMPI_Isendrecv_replace_c
+int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype type, int dest, int sendtag, int source,
+                             int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, request,
+                             "MPI_Isendrecv_replace_c");
 }

@@ -17,7 +17,7 @@ int ferry_api_finish(struct ferry_request *r, MPI_Status *status, const char *fn
  * owner (Ibsend's or a persistent Bsend's request, or NULL) keeps a
  * reference to that send in owner->inner, so that cancelling owner can
  * cancel it. */
-int ferry_api_bsend(const void *buf, int count, struct ferry_datatype *dt, struct ferry_comm *c, int dest, int tag,
+int ferry_api_bsend(const void *buf, size_t count, struct ferry_datatype *dt, struct ferry_comm *c, int dest, int tag,
                     struct ferry_request *owner, const char *fn);
 
 /* Generalized requests (grequest.c): call the application's query_fn (fills

@@ -1,10 +1,11 @@
-/* Persistent requests: Send_init / Recv_init and friends create an inactive
- * request holding the arguments; Start runs the operation again. */
+/* Persistent requests: Send_init / Recv_init and friends (and their MPI-4
+ * large-count _c forms) create an inactive request holding the arguments;
+ * Start runs the operation again. */
 #include "api/check.h"
 #include "api/p2p_internal.h"
 #include "proto/proto.h"
 
-static int make(const void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm, MPI_Request *req,
+static int make(const void *buf, MPI_Count count, MPI_Datatype type, int peer, int tag, MPI_Comm comm, MPI_Request *req,
                 int is_send, enum ferry_send_mode mode, const char *fn)
 {
     struct ferry_comm *c;
@@ -28,10 +29,24 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype type, int dest, int 
     return make(buf, count, type, dest, tag, comm, req, 1, FERRY_MODE_STANDARD, "MPI_Send_init");
 }
 
+#pragma weak MPI_Send_init_c = PMPI_Send_init_c
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                     MPI_Request *req)
+{
+    return make(buf, count, type, dest, tag, comm, req, 1, FERRY_MODE_STANDARD, "MPI_Send_init_c");
+}
+
 #pragma weak MPI_Ssend_init = PMPI_Ssend_init
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
     return make(buf, count, type, dest, tag, comm, req, 1, FERRY_MODE_SYNC, "MPI_Ssend_init");
+}
+
+#pragma weak MPI_Ssend_init_c = PMPI_Ssend_init_c
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                      MPI_Request *req)
+{
+    return make(buf, count, type, dest, tag, comm, req, 1, FERRY_MODE_SYNC, "MPI_Ssend_init_c");
 }
 
 #pragma weak MPI_Rsend_init = PMPI_Rsend_init
@@ -40,16 +55,37 @@ int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype type, int dest, int
     return make(buf, count, type, dest, tag, comm, req, 1, FERRY_MODE_READY, "MPI_Rsend_init");
 }
 
+#pragma weak MPI_Rsend_init_c = PMPI_Rsend_init_c
+int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                      MPI_Request *req)
+{
+    return make(buf, count, type, dest, tag, comm, req, 1, FERRY_MODE_READY, "MPI_Rsend_init_c");
+}
+
 #pragma weak MPI_Bsend_init = PMPI_Bsend_init
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
     return make(buf, count, type, dest, tag, comm, req, 1, FERRY_MODE_BUFFERED, "MPI_Bsend_init");
 }
 
+#pragma weak MPI_Bsend_init_c = PMPI_Bsend_init_c
+int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                      MPI_Request *req)
+{
+    return make(buf, count, type, dest, tag, comm, req, 1, FERRY_MODE_BUFFERED, "MPI_Bsend_init_c");
+}
+
 #pragma weak MPI_Recv_init = PMPI_Recv_init
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request *req)
 {
     return make(buf, count, type, source, tag, comm, req, 0, FERRY_MODE_STANDARD, "MPI_Recv_init");
+}
+
+#pragma weak MPI_Recv_init_c = PMPI_Recv_init_c
+int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                     MPI_Request *req)
+{
+    return make(buf, count, type, source, tag, comm, req, 0, FERRY_MODE_STANDARD, "MPI_Recv_init_c");
 }
 
 static int start_one(MPI_Request h, const char *fn)
@@ -64,7 +100,7 @@ static int start_one(MPI_Request h, const char *fn)
         ferry_proto_irecv(r);
     } else if (r->mode == FERRY_MODE_BUFFERED) {
         /* the data goes out of the attached buffer; the request itself is done */
-        int rc = ferry_api_bsend(r->buf, (int)r->count, r->dt, r->comm, r->peer, r->tag, r, fn);
+        int rc = ferry_api_bsend(r->buf, r->count, r->dt, r->comm, r->peer, r->tag, r, fn);
         ferry_request_done_now(r);
         return rc;
     } else {

@@ -1,4 +1,5 @@
-/* Probe, Iprobe, Mprobe, Improbe, Mrecv, Imrecv. A matched probe (Mprobe)
+/* Probe, Iprobe, Mprobe, Improbe, Mrecv, Imrecv (and Mrecv_c, Imrecv_c, the
+ * MPI-4 large-count forms). A matched probe (Mprobe)
  * takes the message off the unexpected queue into an MPI_Message, so no
  * other receive can steal it. */
 #include "api/check.h"
@@ -129,7 +130,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
 }
 
 /* Start receiving a matched message into (buf, count, type). */
-static int start_mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, struct ferry_request **out,
+static int start_mrecv(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message, struct ferry_request **out,
                        const char *fn)
 {
     int rc = check_init(fn);
@@ -142,7 +143,8 @@ static int start_mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *mes
         return ferry_error(NULL, MPI_ERR_REQUEST, fn, "invalid message handle 0x%x", (unsigned)*message);
     struct ferry_comm *c = m ? m->comm : ferry_comm_self;
     struct ferry_datatype *dt;
-    if ((rc = check_count(c, count, fn)) || (rc = check_type(c, type, &dt, fn)) || (rc = check_buf(c, buf, count, dt, fn)))
+    if ((rc = check_count(c, count, fn)) || (rc = check_type(c, type, &dt, fn)) ||
+        (rc = check_bytes(c, count, dt, fn)) || (rc = check_buf(c, buf, count, dt, fn)))
         return rc;
     struct ferry_request *r = ferry_request_new(FERRY_REQ_RECV);
     ferry_request_setup(r, buf, (size_t)count, dt, c, m ? m->msg->src : MPI_PROC_NULL, 0, c->ctx, FERRY_MODE_STANDARD);
@@ -158,23 +160,49 @@ static int start_mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *mes
     return MPI_SUCCESS;
 }
 
+static int mrecv(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message, MPI_Status *status,
+                 const char *fn)
+{
+    struct ferry_request *r = NULL;
+    int rc = start_mrecv(buf, count, type, message, &r, fn);
+    if (rc)
+        return rc;
+    return ferry_api_finish(r, status, fn);
+}
+
+static int imrecv(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message, MPI_Request *request,
+                  const char *fn)
+{
+    struct ferry_request *r = NULL;
+    if (!request)
+        return ferry_error(NULL, MPI_ERR_REQUEST, fn, "request pointer is NULL");
+    int rc = start_mrecv(buf, count, type, message, &r, fn);
+    if (rc)
+        return rc;
+    *request = r->handle;
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Mrecv = PMPI_Mrecv
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status)
 {
-    struct ferry_request *r;
-    int rc = start_mrecv(buf, count, type, message, &r, "MPI_Mrecv");
-    if (rc)
-        return rc;
-    return ferry_api_finish(r, status, "MPI_Mrecv");
+    return mrecv(buf, count, type, message, status, "MPI_Mrecv");
+}
+
+#pragma weak MPI_Mrecv_c = PMPI_Mrecv_c
+int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message, MPI_Status *status)
+{
+    return mrecv(buf, count, type, message, status, "MPI_Mrecv_c");
 }
 
 #pragma weak MPI_Imrecv = PMPI_Imrecv
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *request)
 {
-    struct ferry_request *r;
-    int rc = start_mrecv(buf, count, type, message, &r, "MPI_Imrecv");
-    if (rc)
-        return rc;
-    *request = r->handle;
-    return MPI_SUCCESS;
+    return imrecv(buf, count, type, message, request, "MPI_Imrecv");
+}
+
+#pragma weak MPI_Imrecv_c = PMPI_Imrecv_c
+int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message, MPI_Request *request)
+{
+    return imrecv(buf, count, type, message, request, "MPI_Imrecv_c");
 }

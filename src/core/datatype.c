@@ -253,6 +253,7 @@ static void dt_destroy(struct ferry_datatype *dt, int release_children)
     free(dt->types);
     free(dt->ints);
     free(dt->aints);
+    free(dt->counts);
     free(dt->dtypes);
     free(dt->env_types);
     if (dt->name_owned)
@@ -515,11 +516,13 @@ struct ferry_datatype *ferry_dt_dup(struct ferry_datatype *old)
 }
 
 void ferry_dt_set_envelope(struct ferry_datatype *dt, int combiner, int ni, const int *ints, int na,
-                           const MPI_Aint *aints, int nd, const MPI_Datatype *types)
+                           const MPI_Aint *aints, int nc, const MPI_Count *counts, int nd,
+                           const MPI_Datatype *types)
 {
     dt->combiner = combiner;
     dt->ni = ni;
     dt->na = na;
+    dt->nc = nc;
     dt->nd = nd;
     if (ni) {
         dt->ints = ferry_xmalloc((size_t)ni * sizeof *dt->ints);
@@ -528,6 +531,10 @@ void ferry_dt_set_envelope(struct ferry_datatype *dt, int combiner, int ni, cons
     if (na) {
         dt->aints = ferry_xmalloc((size_t)na * sizeof *dt->aints);
         memcpy(dt->aints, aints, (size_t)na * sizeof *dt->aints);
+    }
+    if (nc) {
+        dt->counts = ferry_xmalloc((size_t)nc * sizeof *dt->counts);
+        memcpy(dt->counts, counts, (size_t)nc * sizeof *dt->counts);
     }
     if (nd) {
         dt->dtypes = ferry_xmalloc((size_t)nd * sizeof *dt->dtypes);
@@ -557,7 +564,7 @@ struct ferry_datatype *ferry_dt_f90(int combiner, int p, int r, struct ferry_dat
     int ints[2] = {p, r};
     if (combiner == MPI_COMBINER_F90_INTEGER)
         ints[0] = r;
-    ferry_dt_set_envelope(dt, combiner, combiner == MPI_COMBINER_F90_INTEGER ? 1 : 2, ints, 0, NULL, 0, NULL);
+    ferry_dt_set_envelope(dt, combiner, combiner == MPI_COMBINER_F90_INTEGER ? 1 : 2, ints, 0, NULL, 0, NULL, 0, NULL);
     dt->f90 = 1;
     if (nf90 < F90_MAX)   /* (p, r) pairs map to a handful of types: the cache never fills in practice */
         f90_cache[nf90++] = (typeof(f90_cache[0])){combiner, p, r, dt};

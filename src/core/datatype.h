@@ -113,11 +113,13 @@ struct ferry_datatype {
     struct ferry_dt_run runs[2];        /* PREDEF */
     int nruns;
 
-    /* user-visible envelope (MPI_Type_get_envelope / get_contents) */
+    /* user-visible envelope (MPI_Type_get_envelope / get_contents and their
+     * _c forms); nc > 0 only for types built by a large-count constructor */
     int combiner;
-    int ni, na, nd;
+    int ni, na, nc, nd;
     int *ints;
     MPI_Aint *aints;
+    MPI_Count *counts;
     MPI_Datatype *dtypes;      /* the handles as given; their objects are referenced by the description */
     struct ferry_datatype **env_types;   /* references held for dtypes */
 
@@ -185,9 +187,11 @@ struct ferry_datatype *ferry_dt_struct(int n, const MPI_Count *blocklens, const 
                                        struct ferry_datatype *const *types, struct ferry_datatype *one);
 struct ferry_datatype *ferry_dt_resized(struct ferry_datatype *old, MPI_Aint lb, MPI_Aint extent);
 struct ferry_datatype *ferry_dt_dup(struct ferry_datatype *old);
-/* Record the user-visible envelope (arrays are copied; types retained). */
+/* Record the user-visible envelope: integers, addresses, large counts (the
+ * MPI-4 _c constructors) and datatypes; arrays are copied, types retained. */
 void ferry_dt_set_envelope(struct ferry_datatype *dt, int combiner, int ni, const int *ints, int na,
-                           const MPI_Aint *aints, int nd, const MPI_Datatype *types);
+                           const MPI_Aint *aints, int nc, const MPI_Count *counts, int nd,
+                           const MPI_Datatype *types);
 /* The cached type MPI_Type_create_f90_* returns for (combiner, p, r): a
  * committed duplicate of base with that envelope. */
 struct ferry_datatype *ferry_dt_f90(int combiner, int p, int r, struct ferry_datatype *base);

@@ -239,7 +239,7 @@ struct ferry_op *ferry_op_get(MPI_Op h)
     return ops_ready ? ferry_objtab_get(&ops, h) : NULL;
 }
 
-struct ferry_op *ferry_op_create(MPI_User_function *fn, int commute)
+struct ferry_op *ferry_op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute)
 {
     if (!ops_ready) {
         ferry_objtab_init(&ops, FERRY_OBJ_OP, 0);
@@ -249,6 +249,7 @@ struct ferry_op *ferry_op_create(MPI_User_function *fn, int commute)
     op->kind = FERRY_OP_USER;
     op->commute = commute != 0;
     op->fn = fn;
+    op->fn_c = fn_c;
     op->refs = 1;
     op->handle = ferry_objtab_add(&ops, op);
     return op;
@@ -306,8 +307,13 @@ void ferry_op_apply(const struct ferry_op *op, const void *in, void *inout, size
         return;
     switch (op->kind) {
     case FERRY_OP_USER: {
-        /* the user function takes an int count: hand it at most INT_MAX units at a time */
         MPI_Datatype h = unit->handle;
+        if (op->fn_c) {   /* MPI_Op_create_c: the whole vector at once */
+            MPI_Count len = (MPI_Count)n;
+            op->fn_c((void *)in, inout, &len, &h);
+            return;
+        }
+        /* the user function takes an int count: hand it at most INT_MAX units at a time */
         while (n > 0) {
             int len = n > (size_t)0x7fffffff ? 0x7fffffff : (int)n;
             op->fn((void *)in, inout, &len, &h);

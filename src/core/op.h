@@ -30,13 +30,15 @@ struct ferry_op {
     MPI_Op handle;
     enum ferry_op_kind kind;
     int commute;
-    MPI_User_function *fn;     /* FERRY_OP_USER */
+    MPI_User_function *fn;     /* FERRY_OP_USER: MPI_Op_create's function (int length) */
+    MPI_User_function_c *fn_c; /* ... or MPI_Op_create_c's (MPI_Count length); one is NULL */
     int refs;                  /* user ops: the handle's reference plus one per operation in flight */
 };
 
 /* NULL when h is not a predefined op or a live user op. */
 struct ferry_op *ferry_op_get(MPI_Op h);
-struct ferry_op *ferry_op_create(MPI_User_function *fn, int commute);
+/* A user op calling fn (int length) or fn_c (MPI_Count length, MPI_Op_create_c). */
+struct ferry_op *ferry_op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute);
 void ferry_op_retain(struct ferry_op *op);
 void ferry_op_release(struct ferry_op *op);
 /* Op_free: the handle dies now, the object when the last operation using it ends. */
