@@ -100,12 +100,15 @@ int ferry_runtime_start(int required, int *provided, int world_model)
 
 void ferry_runtime_stop(int world_model)
 {
-    if (world_model)
+    /* MPI_Finalized turns true only once the teardown (whose attribute
+     * callbacks still use MPI) is over */
+    if (world_model) {
+        if (sessions == 0)
+            ferry_finalize();
         world_state = 2;
-    else
-        sessions--;
-    if (world_state != 1 && sessions == 0)
+    } else if (--sessions == 0 && world_state != 1) {
         ferry_finalize();
+    }
 }
 
 int ferry_world_initialized(void)
