@@ -369,6 +369,7 @@ static long size_limit(enum ferry_coll_kind kind)
             return ferry_cfg.coll_shm_oversub_max;
         switch (kind) {   /* see FERRY_COLL_SHM_OVERSUB_MAX */
         case FERRY_COLL_SCATTER: return 64 * 1024;
+        case FERRY_COLL_BCAST: return 2 * 1024 * 1024;
         case FERRY_COLL_REDUCE:
         case FERRY_COLL_ALLGATHER: return LONG_MAX;
         default: return 512 * 1024;
