@@ -22,6 +22,14 @@ static inline int check_init(const char *fn)
     return MPI_SUCCESS;
 }
 
+/* An output argument the caller must supply: NULL is MPI_ERR_ARG, raised on
+ * MPI_COMM_WORLD's handler (MPICH reports pointer arguments the same way,
+ * before it looks at the objects the call is about). */
+static inline int check_out(const void *p, const char *what, const char *fn)
+{
+    return FERRY_LIKELY(p != NULL) ? MPI_SUCCESS : ferry_error(NULL, MPI_ERR_ARG, fn, "%s is NULL", what);
+}
+
 static inline int check_comm(MPI_Comm h, struct ferry_comm **c, const char *fn)
 {
     int rc = check_init(fn);

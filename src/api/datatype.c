@@ -11,7 +11,7 @@ int PMPI_Type_size(MPI_Datatype type, int *size)
 {
     struct ferry_datatype *dt;
     int rc = check_type_query(type, &dt, "MPI_Type_size");
-    if (rc)
+    if (rc || (rc = check_out(size, "size", "MPI_Type_size")))
         return rc;
     *size = dt->size > 0x7fffffff ? MPI_UNDEFINED : (int)dt->size;
     return MPI_SUCCESS;
@@ -22,7 +22,7 @@ static int size_count(MPI_Datatype type, MPI_Count *size, const char *fn)
 {
     struct ferry_datatype *dt;
     int rc = check_type_query(type, &dt, fn);
-    if (rc)
+    if (rc || (rc = check_out(size, "size", fn)))
         return rc;
     *size = (MPI_Count)dt->size;
     return MPI_SUCCESS;
@@ -45,7 +45,8 @@ int PMPI_Type_get_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
 {
     struct ferry_datatype *dt;
     int rc = check_type_query(type, &dt, "MPI_Type_get_extent");
-    if (rc)
+    if (rc || (rc = check_out(lb, "lb", "MPI_Type_get_extent")) ||
+        (rc = check_out(extent, "extent", "MPI_Type_get_extent")))
         return rc;
     *lb = dt->lb;
     *extent = dt->extent;
@@ -57,7 +58,7 @@ static int extent_count(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent, int
 {
     struct ferry_datatype *dt;
     int rc = check_type_query(type, &dt, fn);
-    if (rc)
+    if (rc || (rc = check_out(lb, "lb", fn)) || (rc = check_out(extent, "extent", fn)))
         return rc;
     *lb = true_extent ? dt->true_lb : dt->lb;
     *extent = true_extent ? dt->true_extent : dt->extent;
@@ -81,7 +82,8 @@ int PMPI_Type_get_true_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
 {
     struct ferry_datatype *dt;
     int rc = check_type_query(type, &dt, "MPI_Type_get_true_extent");
-    if (rc)
+    if (rc || (rc = check_out(lb, "lb", "MPI_Type_get_true_extent")) ||
+        (rc = check_out(extent, "extent", "MPI_Type_get_true_extent")))
         return rc;
     *lb = dt->true_lb;
     *extent = dt->true_extent;

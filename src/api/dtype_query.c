@@ -135,6 +135,8 @@ int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
     int rc = check_type_query(datatype, &dt, "MPI_Type_extent");
     if (rc)
         return rc;
+    if ((rc = check_out(extent, "extent", "MPI_Type_extent")))
+        return rc;
     *extent = dt->extent;
     return MPI_SUCCESS;
 }
@@ -146,6 +148,8 @@ int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
     int rc = check_type_query(datatype, &dt, "MPI_Type_lb");
     if (rc)
         return rc;
+    if ((rc = check_out(displacement, "displacement", "MPI_Type_lb")))
+        return rc;
     *displacement = dt->lb;
     return MPI_SUCCESS;
 }
@@ -156,6 +160,8 @@ int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
     struct ferry_datatype *dt;
     int rc = check_type_query(datatype, &dt, "MPI_Type_ub");
     if (rc)
+        return rc;
+    if ((rc = check_out(displacement, "displacement", "MPI_Type_ub")))
         return rc;
     *displacement = dt->lb + dt->extent;
     return MPI_SUCCESS;

@@ -34,6 +34,9 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 #pragma weak MPI_Initialized = PMPI_Initialized
 int PMPI_Initialized(int *flag)
 {
+    int rc;
+    if ((rc = check_out(flag, "flag", "MPI_Initialized")))
+        return rc;
     *flag = ferry_world_initialized();
     return MPI_SUCCESS;
 }
@@ -41,6 +44,9 @@ int PMPI_Initialized(int *flag)
 #pragma weak MPI_Finalized = PMPI_Finalized
 int PMPI_Finalized(int *flag)
 {
+    int rc;
+    if ((rc = check_out(flag, "flag", "MPI_Finalized")))
+        return rc;
     *flag = ferry_world_finalized();
     return MPI_SUCCESS;
 }
@@ -64,6 +70,8 @@ int PMPI_Query_thread(int *provided)
     int rc = check_init("MPI_Query_thread");
     if (rc)
         return rc;
+    if ((rc = check_out(provided, "provided", "MPI_Query_thread")))
+        return rc;
     *provided = ferry_rt.thread_level;
     return MPI_SUCCESS;
 }
@@ -73,6 +81,8 @@ int PMPI_Is_thread_main(int *flag)
 {
     int rc = check_init("MPI_Is_thread_main");
     if (rc)
+        return rc;
+    if ((rc = check_out(flag, "flag", "MPI_Is_thread_main")))
         return rc;
     *flag = ferry_is_main_thread();
     return MPI_SUCCESS;
@@ -95,6 +105,11 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 #pragma weak MPI_Get_version = PMPI_Get_version
 int PMPI_Get_version(int *version, int *subversion)
 {
+    int rc;
+    if ((rc = check_out(version, "version", "MPI_Get_version")))
+        return rc;
+    if ((rc = check_out(subversion, "subversion", "MPI_Get_version")))
+        return rc;
     *version = MPI_VERSION;
     *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
@@ -103,6 +118,11 @@ int PMPI_Get_version(int *version, int *subversion)
 #pragma weak MPI_Get_library_version = PMPI_Get_library_version
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
+    int rc;
+    if ((rc = check_out(version, "version", "MPI_Get_library_version")))
+        return rc;
+    if ((rc = check_out(resultlen, "resultlen", "MPI_Get_library_version")))
+        return rc;
     int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "Ferry %s (MPI %d.%d, MPICH ABI)", FERRY_VERSION_STRING,
                      MPI_VERSION, MPI_SUBVERSION);
     *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
@@ -114,6 +134,10 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
 {
     int rc = check_init("MPI_Get_processor_name");
     if (rc)
+        return rc;
+    if ((rc = check_out(name, "name", "MPI_Get_processor_name")))
+        return rc;
+    if ((rc = check_out(resultlen, "resultlen", "MPI_Get_processor_name")))
         return rc;
     snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", ferry_rt.hostname);
     *resultlen = (int)strlen(name);

@@ -26,6 +26,8 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     int rc = check_comm(comm, &c, "MPI_Comm_get_errhandler");
     if (rc)
         return rc;
+    if ((rc = check_out(errhandler, "errhandler", "MPI_Comm_get_errhandler")))
+        return rc;
     ferry_errhandler_retain(c->errhandler);   /* the caller frees it with Errhandler_free */
     *errhandler = c->errhandler;
     return MPI_SUCCESS;
@@ -48,6 +50,8 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
 {
     int rc = check_init("MPI_Comm_create_errhandler");
     if (rc)
+        return rc;
+    if ((rc = check_out(errhandler, "errhandler", "MPI_Comm_create_errhandler")))
         return rc;
     if (!fn)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Comm_create_errhandler", "NULL function");

@@ -20,7 +20,7 @@ int PMPI_Group_size(MPI_Group group, int *size)
 {
     struct ferry_group *g;
     int rc = check_group(group, &g, "MPI_Group_size");
-    if (rc)
+    if (rc || (rc = check_out(size, "size", "MPI_Group_size")))
         return rc;
     *size = g->size;
     return MPI_SUCCESS;
@@ -31,7 +31,7 @@ int PMPI_Group_rank(MPI_Group group, int *rank)
 {
     struct ferry_group *g;
     int rc = check_group(group, &g, "MPI_Group_rank");
-    if (rc)
+    if (rc || (rc = check_out(rank, "rank", "MPI_Group_rank")))
         return rc;
     *rank = g->rank;
     return MPI_SUCCESS;
@@ -92,6 +92,8 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
         rc = check_group(group2, &b, "MPI_Group_compare");
     if (rc)
         return rc;
+    if ((rc = check_out(result, "result", "MPI_Group_compare")))
+        return rc;
     *result = ferry_group_relation(a, b);
     return MPI_SUCCESS;
 }
@@ -109,6 +111,8 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     struct ferry_group *g;
     int rc = check_group(group, &g, "MPI_Group_incl");
     if (rc)
+        return rc;
+    if ((rc = check_out(newgroup, "newgroup", "MPI_Group_incl")))
         return rc;
     if (n < 0 || n > g->size)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Group_incl", "invalid count %d (group has %d ranks)", n, g->size);
@@ -141,6 +145,8 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     struct ferry_group *g;
     int rc = check_group(group, &g, "MPI_Group_excl");
     if (rc)
+        return rc;
+    if ((rc = check_out(newgroup, "newgroup", "MPI_Group_excl")))
         return rc;
     if (n < 0 || n > g->size)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Group_excl", "invalid count %d (group has %d ranks)", n, g->size);
@@ -178,6 +184,8 @@ static int setop(MPI_Group g1, MPI_Group g2, MPI_Group *out, int op, const char 
     if (!rc)
         rc = check_group(g2, &b, fn);
     if (rc)
+        return rc;
+    if ((rc = check_out(out, "out", fn)))
         return rc;
     int *w = ferry_xmalloc((size_t)(a->size + b->size + 1) * sizeof(int));
     int m = 0;

@@ -52,6 +52,8 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
     int rc = check_probe(source, tag, comm, &c, "MPI_Iprobe");
     if (rc)
         return rc;
+    if ((rc = check_out(flag, "flag", "MPI_Iprobe")))
+        return rc;
     if (source == MPI_PROC_NULL) {
         *flag = 1;
         proc_null_status(status);
@@ -96,6 +98,10 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
     int rc = check_probe(source, tag, comm, &c, "MPI_Improbe");
     if (rc)
         return rc;
+    if ((rc = check_out(flag, "flag", "MPI_Improbe")))
+        return rc;
+    if ((rc = check_out(message, "message", "MPI_Improbe")))
+        return rc;
     if (source == MPI_PROC_NULL) {
         *flag = 1;
         *message = MPI_MESSAGE_NO_PROC;
@@ -117,6 +123,8 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
     struct ferry_comm *c;
     int rc = check_probe(source, tag, comm, &c, "MPI_Mprobe");
     if (rc)
+        return rc;
+    if ((rc = check_out(message, "message", "MPI_Mprobe")))
         return rc;
     if (source == MPI_PROC_NULL) {
         *message = MPI_MESSAGE_NO_PROC;

@@ -222,6 +222,8 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]
 {
     struct ferry_request *stack[STACK_REQS], **rs = req_array(count, stack);
     int rc = lookup_all(count, reqs, rs, "MPI_Testall");
+    if (!rc)
+        rc = check_out(flag, "flag", "MPI_Testall");
     if (!rc) {
         ferry_progress();
         *flag = 1;
@@ -255,7 +257,7 @@ static int any_common(int count, MPI_Request reqs[], int *index, int *flag, MPI_
 {
     struct ferry_request *stack[STACK_REQS], **rs = req_array(count, stack);
     int rc = lookup_all(count, reqs, rs, fn);
-    if (rc)
+    if (rc || (rc = check_out(index, "index", fn)) || (rc = check_out(flag, "flag", fn)))
         goto out;
     struct ferry_waiter w = {0};
     int i = find_done(count, rs);
@@ -306,7 +308,7 @@ static int some_common(int incount, MPI_Request reqs[], int *outcount, int indic
 {
     struct ferry_request *stack[STACK_REQS], **rs = req_array(incount, stack);
     int rc = lookup_all(incount, reqs, rs, fn);
-    if (rc)
+    if (rc || (rc = check_out(outcount, "outcount", fn)) || (incount > 0 && (rc = check_out(indices, "indices", fn))))
         goto out;
     struct ferry_waiter w = {0};
     ferry_progress();
@@ -397,6 +399,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     struct ferry_request *r;
     int rc = lookup(request, &r, "MPI_Request_get_status");
     if (rc)
+        return rc;
+    if ((rc = check_out(flag, "flag", "MPI_Request_get_status")))
         return rc;
     if (!pending(r)) {
         *flag = 1;
