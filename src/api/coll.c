@@ -250,6 +250,8 @@ static int gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *
             return rc;
         if ((rc = chk_side(c, rbuf, v ? 0 : rcount, rtype, &a.rdt, fn)))
             return rc;
+        if (!c->remote && (rc = chk_alias(c, sbuf, rbuf, scount, fn)))
+            return rc;
     }
     a.sbuf = sbuf, a.scount = (size_t)scount, a.rbuf = rbuf, a.rcount = (size_t)(rcount > 0 ? rcount : 0);
     a.rcounts = rcounts, a.rdispls = displs, a.root = root;
@@ -361,6 +363,8 @@ static int scatter(const void *sbuf, MPI_Count scount, int v, const int *scounts
         if ((rc = chk_side(c, rbuf, rcount, rtype, &a.rdt, fn)))
             return rc;
     }
+    if (at_root && !c->remote && (rc = chk_alias(c, sbuf, rbuf, rcount, fn)))
+        return rc;
     a.sbuf = sbuf, a.scount = (size_t)(scount > 0 ? scount : 0), a.rbuf = rbuf, a.rcount = (size_t)rcount;
     a.scounts = scounts, a.sdispls = displs, a.root = root;
     return go(v ? FERRY_COLL_SCATTERV : FERRY_COLL_SCATTER, c, &a, nb, req, fn);

@@ -80,6 +80,10 @@ static int reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_
                            dt->name ? dt->name : "(derived)");
     if ((rc = check_buf(NULL, inbuf, count, dt, fn)) || (rc = check_buf(NULL, inoutbuf, count, dt, fn)))
         return rc;
+    if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
+        return ferry_error(NULL, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is not allowed here");
+    if (inbuf == inoutbuf && count > 0 && dt->size > 0)
+        return ferry_error(NULL, MPI_ERR_BUFFER, fn, "inbuf and inoutbuf are the same buffer");
     if (count == 0 || dt->size == 0)
         return MPI_SUCCESS;
     size_t n = (size_t)count * per;

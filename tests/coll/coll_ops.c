@@ -313,6 +313,8 @@ int main(int argc, char **argv)
             {MPI_Gather(&x1, 1, MPI_INT, &y1, 1, MPI_INT, size + 1, MPI_COMM_WORLD), MPI_ERR_ROOT, "Gather root"},
             {MPI_Reduce_local(&x1, &y1, 2 * bad, MPI_INT, MPI_SUM), peer ? MPI_SUCCESS : MPI_ERR_COUNT,
              "Reduce_local count -2"},
+            {MPI_Reduce_local(MPI_IN_PLACE, &y1, 1, MPI_INT, MPI_SUM), MPI_ERR_BUFFER, "Reduce_local MPI_IN_PLACE"},
+            {MPI_Reduce_local(&x1, &x1, 1, MPI_INT, MPI_SUM), MPI_ERR_BUFFER, "Reduce_local inbuf == inoutbuf"},
         };
         for (size_t i = 0; i < sizeof e / sizeof e[0]; i++) {
             int c = -1;
@@ -324,6 +326,31 @@ int main(int argc, char **argv)
         /* the communicator still works */
         CHECK_RC(MPI_Allreduce(&x1, &y1, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
         CHECK(y1 == size, "Allreduce after errors: %d", y1);
+        /* aliased buffers at a root: only the root knows, gets MPI_ERR_BUFFER
+         * without taking part, and takes part in a correct call after it
+         * (MPICH 4.0.2 detects this only when the root is rank 0) */
+        int *gb = tc_malloc(sizeof(int) * (size_t)size), *gr = tc_malloc(sizeof(int) * (size_t)size);
+        for (int i = 0; i < size; i++)
+            gb[i] = 100 * rank + i;
+        int root = tc_mpich_version() ? 0 : size - 1, c = -1;
+        rc = MPI_Gather(gb, 1, MPI_INT, rank == root ? gb : gr, 1, MPI_INT, root, MPI_COMM_WORLD);
+        MPI_Error_class(rc, &c);
+        CHECK(rank == root ? c == MPI_ERR_BUFFER : rc == MPI_SUCCESS, "Gather with aliased buffers at the root: %d",
+              c);
+        if (rank == root) {
+            CHECK_RC(MPI_Gather(gb, 1, MPI_INT, gr, 1, MPI_INT, root, MPI_COMM_WORLD));
+            for (int i = 0; i < size; i++)
+                CHECK(gr[i] == 100 * i, "make-up Gather: block %d is %d", i, gr[i]);
+        }
+        rc = MPI_Scatter(gb, 1, MPI_INT, rank == root ? gb : gr, 1, MPI_INT, root, MPI_COMM_WORLD);
+        MPI_Error_class(rc, &c);
+        CHECK(rank == root ? c == MPI_ERR_BUFFER : rc == MPI_SUCCESS, "Scatter with aliased buffers at the root: %d",
+              c);
+        if (rank == root)
+            CHECK_RC(MPI_Scatter(gb, 1, MPI_INT, gr, 1, MPI_INT, root, MPI_COMM_WORLD));
+        CHECK(gr[0] == 100 * root + rank, "Scatter after the make-up call: %d", gr[0]);
+        free(gb);
+        free(gr);
     }
 
     /* user ops */
