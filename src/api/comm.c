@@ -17,8 +17,10 @@
 
 int ferry_api_callback_error(struct ferry_comm *c, int rc, const char *fn, const char *what)
 {
-    int cls = rc > 0 && rc <= MPI_ERR_LASTCODE ? rc : MPI_ERR_OTHER;
-    return ferry_error(c, cls, fn, "%s callback returned error %d", what, rc);
+    /* a code the application added (Add_error_code) or a predefined one is
+     * handed on as it is, so the caller sees its own class and string */
+    int code = rc > 0 && ferry_error_class_of(rc) > 0 ? rc : MPI_ERR_OTHER;
+    return ferry_error(c, code, fn, "%s callback returned error %d", what, rc);
 }
 
 int ferry_api_need_intra(struct ferry_comm *c, const char *fn)

@@ -289,6 +289,40 @@ static void test_comm_attrs(void)
             CHECK_RC(MPI_Comm_free_keyval(&keys[i]));
 }
 
+/* A copy callback that fails with an error code the application added:
+ * Comm_dup returns that very code (its class and string are the
+ * application's), under MPI_ERRORS_RETURN, and creates nothing. */
+static int added_code;
+static int copy_fails(MPI_Comm c, int k, void *extra, void *in, void *out, int *flag)
+{
+    (void)c, (void)k, (void)extra, (void)in, (void)out;
+    *flag = 0;
+    return added_code;
+}
+
+static void test_copy_error(void)
+{
+    int cls, k, len;
+    char msg[MPI_MAX_ERROR_STRING];
+    CHECK_RC(MPI_Add_error_class(&cls));
+    CHECK_RC(MPI_Add_error_code(cls, &added_code));
+    CHECK_RC(MPI_Add_error_string(added_code, "the copy callback says no"));
+    MPI_Comm d, d2 = MPI_COMM_NULL;
+    CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    CHECK_RC(MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN));
+    CHECK_RC(MPI_Comm_create_keyval(copy_fails, MPI_COMM_NULL_DELETE_FN, &k, NULL));
+    CHECK_RC(MPI_Comm_set_attr(d, k, NULL));
+    int rc = MPI_Comm_dup(d, &d2), got = -1;
+    CHECK(rc == added_code, "Comm_dup with a failing copy callback returned %d, expected the added code %d", rc,
+          added_code);
+    MPI_Error_class(rc, &got);
+    CHECK(got == cls, "class of the returned code: %d, expected %d", got, cls);
+    MPI_Error_string(rc, msg, &len);
+    CHECK(!strcmp(msg, "the copy callback says no"), "string of the returned code: \"%s\"", msg);
+    CHECK_RC(MPI_Comm_free_keyval(&k));
+    CHECK_RC(MPI_Comm_free(&d));
+}
+
 static void test_predefined(void)
 {
     MPI_Comm d, s;
@@ -475,6 +509,7 @@ int main(int argc, char **argv)
     test_comm_attrs();
     test_freed_keyval();
     test_predefined();
+    test_copy_error();
     test_type_attrs();
 
     int ks[4];
