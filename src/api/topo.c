@@ -80,6 +80,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
         return ferry_error(c, MPI_ERR_ARG, fn, "negative ndims %d", ndims);
     if ((ndims > 0 && (!dims || !periods)) || !comm_cart)
         return ferry_error(c, MPI_ERR_ARG, fn, "NULL dims, periods or comm_cart");
+    *comm_cart = MPI_COMM_NULL;   /* what an error leaves there */
     if ((rc = grid_size(ndims, dims, &n)))
         return ferry_error(c, rc, fn, "invalid grid dimensions");
     if (n > c->size)
@@ -102,6 +103,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
     struct ferry_topo *t = c->topo;
     if ((t->ndims > 0 && !remain_dims) || !newcomm)
         return ferry_error(c, MPI_ERR_ARG, fn, "NULL remain_dims or newcomm");
+    *newcomm = MPI_COMM_NULL;
     /* color: position in the dropped dimensions; key: position in the kept
      * ones (row-major), which is the rank in the subgrid */
     int color = 0, key = 0, nd = 0;
@@ -275,6 +277,8 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
 {
     static const char fn[] = "MPI_Graph_create";
     struct ferry_comm *c;
+    if (comm_graph)
+        *comm_graph = MPI_COMM_NULL;   /* what an error leaves there */
     int rc = check_intra(comm_old, &c, fn);
     if (rc || (rc = check_graph_args(c, nnodes, index, edges, fn)))
         return rc;
