@@ -37,8 +37,8 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
     int rc = check_comm(comm, &c, "MPI_Comm_rank");
     if (rc)
         return rc;
-    if (!rank)
-        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_rank", "rank pointer is NULL");
+    if ((rc = check_out(rank, "rank", "MPI_Comm_rank")))
+        return rc;
     *rank = c->rank;
     return MPI_SUCCESS;
 }
@@ -50,8 +50,8 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
     int rc = check_comm(comm, &c, "MPI_Comm_size");
     if (rc)
         return rc;
-    if (!size)
-        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_size", "size pointer is NULL");
+    if ((rc = check_out(size, "size", "MPI_Comm_size")))
+        return rc;
     *size = c->size;
     return MPI_SUCCESS;
 }
@@ -103,8 +103,8 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     int rc = check_comm(comm, &c, "MPI_Comm_dup");
     if (rc)
         return rc;
-    if (!newcomm)
-        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_dup", "newcomm pointer is NULL");
+    if ((rc = check_out(newcomm, "newcomm", "MPI_Comm_dup")))
+        return rc;
     rc = ferry_api_dup(c, NULL, &n, "MPI_Comm_dup");
     *newcomm = n ? n->handle : MPI_COMM_NULL;
     return rc;
@@ -129,8 +129,8 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     int rc = check_comm(comm, &c, "MPI_Comm_dup_with_info");
     if (rc || (rc = info_arg(c, info, &in, "MPI_Comm_dup_with_info")))
         return rc;
-    if (!newcomm)
-        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_dup_with_info", "newcomm pointer is NULL");
+    if ((rc = check_out(newcomm, "newcomm", "MPI_Comm_dup_with_info")))
+        return rc;
     rc = ferry_api_dup(c, in ? ferry_info_dup(in) : ferry_info_new(), &n, "MPI_Comm_dup_with_info");
     *newcomm = n ? n->handle : MPI_COMM_NULL;
     return rc;
@@ -226,8 +226,8 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         return rc;
     if (color < 0 && color != MPI_UNDEFINED)
         return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_split", "invalid color %d", color);
-    if (!newcomm)
-        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_split", "newcomm pointer is NULL");
+    if ((rc = check_out(newcomm, "newcomm", "MPI_Comm_split")))
+        return rc;
     if (c->remote)
         ferry_api_intercomm_split(c, color, key, &n);
     else
@@ -272,8 +272,8 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     if (rc || (rc = ferry_api_need_intra(c, "MPI_Comm_split_type")) ||
         (rc = info_arg(c, info, &in, "MPI_Comm_split_type")))
         return rc;
-    if (!newcomm)
-        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_split_type", "newcomm pointer is NULL");
+    if ((rc = check_out(newcomm, "newcomm", "MPI_Comm_split_type")))
+        return rc;
     int color;
     if (split_type == MPI_UNDEFINED) {
         color = MPI_UNDEFINED;
@@ -328,8 +328,8 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         return ferry_error(c, MPI_ERR_GROUP, "MPI_Comm_create", "invalid group handle 0x%x", (unsigned)group);
     if (!subgroup_of(g, c->group))
         return ferry_error(c, MPI_ERR_GROUP, "MPI_Comm_create", "the group is not a subgroup of the communicator's");
-    if (!newcomm)
-        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_create", "newcomm pointer is NULL");
+    if ((rc = check_out(newcomm, "newcomm", "MPI_Comm_create")))
+        return rc;
     if (c->remote) {
         ferry_api_intercomm_create(c, g, &n);
     } else {
@@ -362,8 +362,8 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     if (!subgroup_of(g, c->group))
         return ferry_error(c, MPI_ERR_GROUP, "MPI_Comm_create_group",
                            "the group is not a subgroup of the communicator's");
-    if (!newcomm)
-        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_create_group", "newcomm pointer is NULL");
+    if ((rc = check_out(newcomm, "newcomm", "MPI_Comm_create_group")))
+        return rc;
     if (g->rank == MPI_UNDEFINED) {
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
@@ -433,8 +433,8 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     int rc = check_comm(comm, &c, "MPI_Comm_group");
     if (rc)
         return rc;
-    if (!group)
-        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_group", "group pointer is NULL");
+    if ((rc = check_out(group, "group", "MPI_Comm_group")))
+        return rc;
     c->group->refs++;
     *group = c->group->handle;
     return MPI_SUCCESS;
@@ -447,8 +447,8 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
     int rc = check_comm(comm, &c, "MPI_Comm_test_inter");
     if (rc)
         return rc;
-    if (!flag)
-        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_test_inter", "flag pointer is NULL");
+    if ((rc = check_out(flag, "flag", "MPI_Comm_test_inter")))
+        return rc;
     *flag = c->remote != NULL;
     return MPI_SUCCESS;
 }
@@ -470,8 +470,8 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
     int rc = need_inter(comm, &c, "MPI_Comm_remote_size");
     if (rc)
         return rc;
-    if (!size)
-        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_remote_size", "size pointer is NULL");
+    if ((rc = check_out(size, "size", "MPI_Comm_remote_size")))
+        return rc;
     *size = c->remote->size;
     return MPI_SUCCESS;
 }
@@ -483,8 +483,8 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
     int rc = need_inter(comm, &c, "MPI_Comm_remote_group");
     if (rc)
         return rc;
-    if (!group)
-        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_remote_group", "group pointer is NULL");
+    if ((rc = check_out(group, "group", "MPI_Comm_remote_group")))
+        return rc;
     c->remote->refs++;
     *group = c->remote->handle;
     return MPI_SUCCESS;
@@ -518,8 +518,8 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
     int rc = check_comm(comm, &c, "MPI_Comm_get_info");
     if (rc)
         return rc;
-    if (!info_used)
-        return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_get_info", "info pointer is NULL");
+    if ((rc = check_out(info_used, "info", "MPI_Comm_get_info")))
+        return rc;
     *info_used = (c->info ? ferry_info_dup(c->info) : ferry_info_new())->handle;
     return MPI_SUCCESS;
 }
