@@ -114,6 +114,38 @@ static int chk_alias(struct ferry_comm *c, const void *sbuf, const void *rbuf, M
     return MPI_SUCCESS;
 }
 
+/* The bytes [*lo, *hi) that elements [first, first + count) of (buf, dt)
+ * touch; count > 0. */
+static void span(const void *buf, MPI_Aint first, MPI_Aint count, const struct ferry_datatype *dt, uintptr_t *lo,
+                 uintptr_t *hi)
+{
+    intptr_t a = (intptr_t)first * dt->extent, b = (intptr_t)(first + count - 1) * dt->extent;
+    intptr_t from = a < b ? a : b, to = a < b ? b : a;
+    *lo = (uintptr_t)buf + (uintptr_t)(from + dt->true_lb);
+    *hi = (uintptr_t)buf + (uintptr_t)(to + dt->true_lb + dt->true_extent);
+}
+
+/* Allgather(v): this rank's send buffer must not overlap the receive buffer
+ * (MPI_IN_PLACE is the way to say it; MPICH checks the same). */
+static int chk_allgather_overlap(struct ferry_comm *c, const struct ferry_coll_args *a, int n, int v, const char *fn)
+{
+    if (a->sbuf == MPI_IN_PLACE || !a->scount || !a->sdt->size || !a->rdt->size)
+        return MPI_SUCCESS;
+    uintptr_t slo, shi, rlo = UINTPTR_MAX, rhi = 0, lo, hi;
+    span(a->sbuf, 0, (MPI_Aint)a->scount, a->sdt, &slo, &shi);
+    for (int i = 0; i < (v ? n : 1); i++) {
+        MPI_Aint first = v ? a->rdispls[i] : 0, cnt = v ? a->rcounts[i] : (MPI_Aint)a->rcount * n;
+        if (cnt <= 0)
+            continue;
+        span(a->rbuf, first, cnt, a->rdt, &lo, &hi);
+        rlo = lo < rlo ? lo : rlo;
+        rhi = hi > rhi ? hi : rhi;
+    }
+    if (slo < rhi && rlo < shi)
+        return ferry_error(c, MPI_ERR_BUFFER, fn, "the send buffer overlaps the receive buffer (use MPI_IN_PLACE)");
+    return MPI_SUCCESS;
+}
+
 /* A large-count (_c) argument the collective cannot take yet. */
 static int too_large(struct ferry_comm *c, const char *what, MPI_Count v, const char *fn)
 {
@@ -480,6 +512,8 @@ static int allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, voi
         return rc;
     a.sbuf = sbuf, a.scount = (size_t)(scount > 0 ? scount : 0), a.rbuf = rbuf, a.rcount = (size_t)rcount;
     a.rcounts = rcounts, a.rdispls = displs;
+    if (!neighbor && !c->remote && (rc = chk_allgather_overlap(c, &a, n, v, fn)))
+        return rc;
     enum ferry_coll_kind k = neighbor ? (v ? FERRY_COLL_NEIGHBOR_ALLGATHERV : FERRY_COLL_NEIGHBOR_ALLGATHER)
                                       : (v ? FERRY_COLL_ALLGATHERV : FERRY_COLL_ALLGATHER);
     return go(k, c, &a, nb, req, fn);
@@ -679,6 +713,15 @@ static int alltoall(const struct a2a *x, int shape, MPI_Comm comm, int nb, MPI_R
     int in_place = x->sbuf == MPI_IN_PLACE;
     if (in_place && (neighbor || c->remote))
         return ferry_error(c, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is not allowed here");
+    if (!in_place && x->sbuf && x->sbuf == x->rbuf) {
+        /* the same buffer both ways (MPI_IN_PLACE says that); all-zero
+         * counts move nothing and are let through */
+        int moves = shape == 0 ? x->scount > 0 : 0;
+        for (int i = 0; shape != 0 && i < nout && !moves; i++)
+            moves = x->scounts && x->scounts[i] > 0;
+        if (moves && (rc = chk_alias(c, x->sbuf, x->rbuf, 1, fn)))
+            return rc;
+    }
     if (shape == 0) {
         if (!in_place && (rc = chk_side(c, x->sbuf, x->scount, x->stype, &a.sdt, fn)))
             return rc;

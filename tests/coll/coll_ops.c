@@ -349,6 +349,23 @@ int main(int argc, char **argv)
         if (rank == root)
             CHECK_RC(MPI_Scatter(gb, 1, MPI_INT, gr, 1, MPI_INT, root, MPI_COMM_WORLD));
         CHECK(gr[0] == 100 * root + rank, "Scatter after the make-up call: %d", gr[0]);
+        /* every rank's send buffer inside its receive buffer: all get
+         * MPI_ERR_BUFFER, none takes part */
+        int *ab = tc_malloc(sizeof(int) * (size_t)size * 2);
+        rc = MPI_Allgather(&ab[rank], 1, MPI_INT, ab, 1, MPI_INT, MPI_COMM_WORLD);
+        MPI_Error_class(rc, &c);
+        CHECK(c == MPI_ERR_BUFFER, "Allgather with the send block inside the receive buffer: %d", c);
+        rc = MPI_Alltoall(ab, 1, MPI_INT, ab, 1, MPI_INT, MPI_COMM_WORLD);
+        MPI_Error_class(rc, &c);
+        CHECK(c == MPI_ERR_BUFFER, "Alltoall with sendbuf == recvbuf: %d", c);
+        /* a send block next to (not inside) the receive buffer is fine */
+        for (int i = 0; i < size; i++)
+            ab[size + i] = -1;
+        ab[0] = 7 * rank;
+        CHECK_RC(MPI_Allgather(ab, 1, MPI_INT, ab + size, 1, MPI_INT, MPI_COMM_WORLD));
+        for (int i = 0; i < size; i++)
+            CHECK(ab[size + i] == 7 * i, "Allgather next to the send block: block %d is %d", i, ab[size + i]);
+        free(ab);
         free(gb);
         free(gr);
     }
