@@ -231,3 +231,38 @@ void ferry_config_print(FILE *out)
                 v->choices ? v->choices : "", v->choices ? "." : "");
     }
 }
+
+/* ---- the table as data, for the MPI_T tool interface (api/mpit.c) ---------- */
+
+int ferry_config_count(void)
+{
+    return (int)(sizeof vars / sizeof vars[0]);
+}
+
+int ferry_config_index(const char *name)
+{
+    for (int i = 0; name && i < ferry_config_count(); i++)
+        if (!strcmp(vars[i].name, name))
+            return i;
+    return -1;
+}
+
+void ferry_config_describe(int i, struct ferry_config_desc *d)
+{
+    const struct config_var *v = &vars[i];
+    d->name = v->name;
+    d->help = v->help;
+    d->choices = v->choices;
+    d->is_string = v->svalue != NULL;
+    d->fits_int = !d->is_string && v->min >= -2147483647L - 1 && v->max <= 2147483647L;
+}
+
+long ferry_config_value(int i)
+{
+    return vars[i].value ? *vars[i].value : 0;
+}
+
+const char *ferry_config_string(int i)
+{
+    return vars[i].svalue && *vars[i].svalue ? *vars[i].svalue : "";
+}

@@ -56,4 +56,17 @@ void ferry_config_load(void);
 /* Print the table of variables with defaults, current values and help. */
 void ferry_config_print(FILE *out);
 
+/* The table as data (the MPI_T control variables): entry i of count. */
+struct ferry_config_desc {
+    const char *name, *help;
+    const char *choices;   /* comma-separated names of an enumerated variable, else NULL */
+    int is_string;         /* a string variable, else an integer (long) */
+    int fits_int;          /* an integer whose whole range fits an int */
+};
+int ferry_config_count(void);
+int ferry_config_index(const char *name);   /* -1: no such variable */
+void ferry_config_describe(int i, struct ferry_config_desc *d);
+long ferry_config_value(int i);             /* integer variables (choices: the index) */
+const char *ferry_config_string(int i);     /* string variables */
+
 #endif
