@@ -6,8 +6,9 @@
  * (MPI_T_SCOPE_READONLY): Ferry reads them from the environment at MPI_Init
  * and its layers size themselves from them then, so a later write could not
  * take effect; before MPI_Init they show what MPI_Init would read. Ferry
- * exports no performance variables yet. MPI_T calls return their error codes
- * and never invoke an error handler (MPI-3.1 14.3.8). */
+ * exports no performance variables, events or event sources yet. MPI_T calls
+ * return their error codes and never invoke an error handler (MPI-3.1
+ * 14.3.8). */
 #include "api/check.h"
 #include "core/config.h"
 #include <stdlib.h>
@@ -413,4 +414,177 @@ int PMPI_T_category_changed(int *stamp)
         return MPI_ERR_ARG;
     *stamp = 0;   /* the categories never change */
     return MPI_SUCCESS;
+}
+
+/* ---- MPI-4 events and event sources: none yet ------------------------------------ */
+
+#pragma weak MPI_T_event_get_num = PMPI_T_event_get_num
+int PMPI_T_event_get_num(int *num_events)
+{
+    T_CHECK();
+    if (!num_events)
+        return MPI_ERR_ARG;
+    *num_events = 0;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_T_source_get_num = PMPI_T_source_get_num
+int PMPI_T_source_get_num(int *num_sources)
+{
+    T_CHECK();
+    if (!num_sources)
+        return MPI_ERR_ARG;
+    *num_sources = 0;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_T_category_get_num_events = PMPI_T_category_get_num_events
+int PMPI_T_category_get_num_events(int cat_index, int *num_events)
+{
+    T_CHECK();
+    if (cat_index != 0)
+        return MPI_T_ERR_INVALID_INDEX;
+    if (!num_events)
+        return MPI_ERR_ARG;
+    *num_events = 0;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_T_category_get_events = PMPI_T_category_get_events
+int PMPI_T_category_get_events(int cat_index, int len, int indices[])
+{
+    return PMPI_T_category_get_pvars(cat_index, len, indices);   /* none either */
+}
+
+#pragma weak MPI_T_event_get_index = PMPI_T_event_get_index
+int PMPI_T_event_get_index(const char *name, int *event_index)
+{
+    (void)event_index;
+    T_CHECK();
+    return name ? MPI_T_ERR_INVALID_NAME : MPI_ERR_ARG;
+}
+
+#pragma weak MPI_T_event_get_info = PMPI_T_event_get_info
+int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity,
+                          MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements,
+                          MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind)
+{
+    (void)event_index, (void)name, (void)name_len, (void)verbosity, (void)array_of_datatypes;
+    (void)array_of_displacements, (void)num_elements, (void)enumtype, (void)info, (void)desc, (void)desc_len;
+    (void)bind;
+    T_CHECK();
+    return MPI_T_ERR_INVALID_INDEX;
+}
+
+#pragma weak MPI_T_event_handle_alloc = PMPI_T_event_handle_alloc
+int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
+                              MPI_T_event_registration *event_registration)
+{
+    (void)event_index, (void)obj_handle, (void)info, (void)event_registration;
+    T_CHECK();
+    return MPI_T_ERR_INVALID_INDEX;
+}
+
+#pragma weak MPI_T_source_get_info = PMPI_T_source_get_info
+int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len,
+                           MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks,
+                           MPI_Info *info)
+{
+    (void)source_index, (void)name, (void)name_len, (void)desc, (void)desc_len, (void)ordering;
+    (void)ticks_per_second, (void)max_ticks, (void)info;
+    T_CHECK();
+    return MPI_T_ERR_INVALID_INDEX;
+}
+
+#pragma weak MPI_T_source_get_timestamp = PMPI_T_source_get_timestamp
+int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
+{
+    (void)source_index, (void)timestamp;
+    T_CHECK();
+    return MPI_T_ERR_INVALID_INDEX;
+}
+
+/* No registration or instance can exist: every use of one is an invalid handle. */
+#define NO_EVENT_HANDLE() \
+    do {                  \
+        T_CHECK();        \
+        return MPI_T_ERR_INVALID_HANDLE; \
+    } while (0)
+
+#pragma weak MPI_T_event_handle_free = PMPI_T_event_handle_free
+int PMPI_T_event_handle_free(MPI_T_event_registration r, void *user_data, MPI_T_event_free_cb_function f)
+{
+    (void)r, (void)user_data, (void)f;
+    NO_EVENT_HANDLE();
+}
+
+#pragma weak MPI_T_event_handle_get_info = PMPI_T_event_handle_get_info
+int PMPI_T_event_handle_get_info(MPI_T_event_registration r, MPI_Info *info_used)
+{
+    (void)r, (void)info_used;
+    NO_EVENT_HANDLE();
+}
+
+#pragma weak MPI_T_event_handle_set_info = PMPI_T_event_handle_set_info
+int PMPI_T_event_handle_set_info(MPI_T_event_registration r, MPI_Info info)
+{
+    (void)r, (void)info;
+    NO_EVENT_HANDLE();
+}
+
+#pragma weak MPI_T_event_register_callback = PMPI_T_event_register_callback
+int PMPI_T_event_register_callback(MPI_T_event_registration r, MPI_T_cb_safety cb_safety, MPI_Info info,
+                                   void *user_data, MPI_T_event_cb_function event_cb_function)
+{
+    (void)r, (void)cb_safety, (void)info, (void)user_data, (void)event_cb_function;
+    NO_EVENT_HANDLE();
+}
+
+#pragma weak MPI_T_event_callback_get_info = PMPI_T_event_callback_get_info
+int PMPI_T_event_callback_get_info(MPI_T_event_registration r, MPI_T_cb_safety cb_safety, MPI_Info *info_used)
+{
+    (void)r, (void)cb_safety, (void)info_used;
+    NO_EVENT_HANDLE();
+}
+
+#pragma weak MPI_T_event_callback_set_info = PMPI_T_event_callback_set_info
+int PMPI_T_event_callback_set_info(MPI_T_event_registration r, MPI_T_cb_safety cb_safety, MPI_Info info)
+{
+    (void)r, (void)cb_safety, (void)info;
+    NO_EVENT_HANDLE();
+}
+
+#pragma weak MPI_T_event_set_dropped_handler = PMPI_T_event_set_dropped_handler
+int PMPI_T_event_set_dropped_handler(MPI_T_event_registration r, MPI_T_event_dropped_cb_function f)
+{
+    (void)r, (void)f;
+    NO_EVENT_HANDLE();
+}
+
+#pragma weak MPI_T_event_read = PMPI_T_event_read
+int PMPI_T_event_read(MPI_T_event_instance e, int element_index, void *buffer)
+{
+    (void)e, (void)element_index, (void)buffer;
+    NO_EVENT_HANDLE();
+}
+
+#pragma weak MPI_T_event_copy = PMPI_T_event_copy
+int PMPI_T_event_copy(MPI_T_event_instance e, void *buffer)
+{
+    (void)e, (void)buffer;
+    NO_EVENT_HANDLE();
+}
+
+#pragma weak MPI_T_event_get_timestamp = PMPI_T_event_get_timestamp
+int PMPI_T_event_get_timestamp(MPI_T_event_instance e, MPI_Count *event_timestamp)
+{
+    (void)e, (void)event_timestamp;
+    NO_EVENT_HANDLE();
+}
+
+#pragma weak MPI_T_event_get_source = PMPI_T_event_get_source
+int PMPI_T_event_get_source(MPI_T_event_instance e, int *source_index)
+{
+    (void)e, (void)source_index;
+    NO_EVENT_HANDLE();
 }
