@@ -1368,6 +1368,9 @@ int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_nam
 int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name);
 int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info);
 int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup);
+int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
+                                     int remote_leader, const char *stringtag, MPI_Info info,
+                                     MPI_Errhandler errhandler, MPI_Comm *newintercomm);
 int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
                               MPI_Comm *newcomm);
 int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
@@ -2534,6 +2537,9 @@ int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_na
 int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name);
 int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info);
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup);
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
+                                     int remote_leader, const char *stringtag, MPI_Info info,
+                                     MPI_Errhandler errhandler, MPI_Comm *newintercomm);
 int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
                                MPI_Comm *newcomm);
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,

@@ -4,7 +4,9 @@
  * mpi://SELF, names compared without case), the length protocol of
  * Session_get_nth_pset, "mpi_size" of each set, a group from each set and a
  * communicator from each group (Comm_create_from_group) that carries a ring
- * exchange and an allreduce checked against values computed here. Errors go
+ * exchange and an allreduce checked against values computed here; an
+ * intercommunicator between the even and odd ranks from two groups
+ * (Intercomm_create_from_groups) pairs rank 2i with 2i+1. Errors go
  * to the session's handler: MPI_ERRORS_RETURN returns the class, a handler
  * made by Session_create_errhandler is called with the code. MPI_Init and
  * MPI_Finalize (the world model) while the session is open; the session's
@@ -93,6 +95,41 @@ int main(int argc, char **argv)
     use_comm(wc, world);
     use_comm(sc, 1);
     CHECK_RC(MPI_Comm_free(&sc));
+
+    /* an intercommunicator between the even and the odd ranks, from groups */
+    if (world >= 2) {
+        MPI_Group wg, even, odd;
+        int me, ne = (world + 1) / 2, no = world / 2, *er = malloc(sizeof(int) * (size_t)ne),
+                *orr = malloc(sizeof(int) * (size_t)no);
+        for (int i = 0; i < ne; i++)
+            er[i] = 2 * i;
+        for (int i = 0; i < no; i++)
+            orr[i] = 2 * i + 1;
+        CHECK_RC(MPI_Comm_rank(wc, &me));
+        CHECK_RC(MPI_Group_from_session_pset(s, "mpi://WORLD", &wg));
+        CHECK_RC(MPI_Group_incl(wg, ne, er, &even));
+        CHECK_RC(MPI_Group_incl(wg, no, orr, &odd));
+        MPI_Comm ic;
+        CHECK_RC(MPI_Intercomm_create_from_groups(me % 2 ? odd : even, 0, me % 2 ? even : odd, 0,
+                                                  "org.ferry.session_basic.inter", MPI_INFO_NULL, MPI_ERRORS_RETURN,
+                                                  &ic));
+        int rsize = -1, flag = 0, lrank, peer = -1;
+        CHECK_RC(MPI_Comm_test_inter(ic, &flag));
+        CHECK_RC(MPI_Comm_remote_size(ic, &rsize));
+        CHECK(flag && rsize == (me % 2 ? ne : no), "intercommunicator from groups: inter %d, remote size %d", flag,
+              rsize);
+        CHECK_RC(MPI_Comm_rank(ic, &lrank));
+        if (lrank < ne && lrank < no)   /* pairs: even i <-> odd i */
+            CHECK_RC(MPI_Sendrecv(&me, 1, MPI_INT, lrank, 5, &peer, 1, MPI_INT, lrank, 5, ic, MPI_STATUS_IGNORE));
+        if (lrank < ne && lrank < no)
+            CHECK(peer == (me % 2 ? me - 1 : me + 1), "intercommunicator partner of %d is %d", me, peer);
+        CHECK_RC(MPI_Comm_free(&ic));
+        CHECK_RC(MPI_Group_free(&wg));
+        CHECK_RC(MPI_Group_free(&even));
+        CHECK_RC(MPI_Group_free(&odd));
+        free(er);
+        free(orr);
+    }
 
     /* errors through the session's handler */
     /* (MPICH 4.0.2 aborts here: it ignores the session's MPI_ERRORS_RETURN) */

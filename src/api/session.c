@@ -25,6 +25,8 @@ struct session {
 static struct ferry_objtab sessions;
 static int sessions_ready;
 
+static int string_tag(const char *stringtag, uint32_t salt);
+
 static const char *const psets[] = {"mpi://WORLD", "mpi://SELF"};
 enum { NPSETS = 2 };
 static const char *const thread_levels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
@@ -231,12 +233,55 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
         return ferry_error(NULL, MPI_ERR_ARG, fn, "newcomm pointer is NULL");
     if (info != MPI_INFO_NULL && !ferry_info_get(info))
         return ferry_error(NULL, MPI_ERR_INFO, fn, "invalid info handle 0x%x", (unsigned)info);
-    uint32_t h = 2166136261u; /* FNV-1a of the tag, into the tag space */
-    for (const char *p = stringtag; *p; p++)
-        h = (h ^ (unsigned char)*p) * 16777619u;
-    rc = PMPI_Comm_create_group(MPI_COMM_WORLD, group, (int)(h % (uint32_t)FERRY_TAG_UB), newcomm);
+    rc = PMPI_Comm_create_group(MPI_COMM_WORLD, group, string_tag(stringtag, 0), newcomm);
     if (rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL && errhandler != MPI_ERRHANDLER_NULL)
         rc = PMPI_Comm_set_errhandler(*newcomm, errhandler);
+    return rc;
+}
+
+/* The tag of a string tag: FNV-1a into the tag space, salted so that the
+ * steps of one call differ. */
+static int string_tag(const char *stringtag, uint32_t salt)
+{
+    uint32_t h = 2166136261u ^ salt;
+    for (const char *p = stringtag; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    return (int)(h % (uint32_t)FERRY_TAG_UB);
+}
+
+/* MPI-4: an intercommunicator between two disjoint groups without a parent
+ * communicator: each side makes its communicator from its group, then the
+ * leaders meet over MPI_COMM_WORLD's management context (the remote leader
+ * named by its world rank). Collective over both groups. */
+#pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
+                                      int remote_leader, const char *stringtag, MPI_Info info,
+                                      MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+{
+    const char *fn = "MPI_Intercomm_create_from_groups";
+    int rc = check_init(fn);
+    if (rc)
+        return rc;
+    if (!stringtag)
+        return ferry_error(NULL, MPI_ERR_ARG, fn, "stringtag is NULL");
+    if ((rc = check_out(newintercomm, "newintercomm", fn)))
+        return rc;
+    struct ferry_group *rg = ferry_group_get(remote_group), *lg = ferry_group_get(local_group);
+    if (!rg || !lg)
+        return ferry_error(NULL, MPI_ERR_GROUP, fn, "invalid group handle");
+    if (remote_leader < 0 || remote_leader >= rg->size || local_leader < 0 || local_leader >= lg->size)
+        return ferry_error(NULL, MPI_ERR_RANK, fn, "leader %d is not a rank of its group",
+                           remote_leader < 0 || remote_leader >= rg->size ? remote_leader : local_leader);
+    MPI_Comm local;
+    char ltag[MPI_MAX_INFO_VAL + 64];
+    snprintf(ltag, sizeof ltag, "%s/intercomm-local", stringtag);
+    if ((rc = PMPI_Comm_create_from_group(local_group, ltag, info, errhandler, &local)))
+        return rc;
+    rc = PMPI_Intercomm_create(local, local_leader, MPI_COMM_WORLD, rg->world[remote_leader],
+                               string_tag(stringtag, 0x1c), newintercomm);
+    PMPI_Comm_free(&local);
+    if (rc == MPI_SUCCESS && errhandler != MPI_ERRHANDLER_NULL)
+        rc = PMPI_Comm_set_errhandler(*newintercomm, errhandler);
     return rc;
 }
 
