@@ -310,6 +310,34 @@ static void test_requests(void)
     CHECK_RC(MPI_Win_free(&win));
 }
 
+static void test_dynamic(void)
+{
+    const int n = 300;
+    int *buf = malloc(n * sizeof(int)), right = (rank + 1) % size, left = (rank + size - 1) % size;
+    MPI_Win win;
+    CHECK_RC(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    CHECK_RC(MPI_Win_attach(win, buf, n * sizeof(int)));
+    for (int i = 0; i < n; i++)
+        buf[i] = -1;
+    MPI_Aint mine, *addr = malloc(size * sizeof(MPI_Aint));
+    CHECK_RC(MPI_Get_address(buf, &mine));
+    CHECK_RC(MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD));
+    int *src = malloc(n * sizeof(int));
+    for (int i = 0; i < n; i++)
+        src[i] = rank * 7 + i;
+    CHECK_RC(MPI_Win_fence(0, win));
+    CHECK_RC(MPI_Put(src, n - 1, MPI_INT, right, MPI_Aint_add(addr[right], sizeof(int)), n - 1, MPI_INT, win));
+    CHECK_RC(MPI_Win_fence(0, win));
+    for (int i = 0; i < n; i++)
+        CHECK(buf[i] == (i == 0 ? -1 : left * 7 + i - 1), "dynamic put int %d: %d", i, buf[i]);
+    CHECK_RC(MPI_Win_fence(0, win));
+    CHECK_RC(MPI_Win_detach(win, buf));
+    CHECK_RC(MPI_Win_free(&win));
+    free(buf);
+    free(src);
+    free(addr);
+}
+
 static void test_attrs_errors(void)
 {
     char buf[64];
@@ -379,6 +407,7 @@ int main(int argc, char **argv)
     test_shared();
     test_pscw();
     test_requests();
+    test_dynamic();
     test_attrs_errors();
     return tc_finish("rma_basic");
 }

@@ -112,7 +112,7 @@ static int win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
         return rc;
     if ((rc = check_out(win, "win", fn)))
         return rc;
-    if (flavor != MPI_WIN_FLAVOR_CREATE && (rc = check_out(baseptr, "baseptr", fn)))
+    if ((flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED) && (rc = check_out(baseptr, "baseptr", fn)))
         return rc;
     if (c->remote)
         return ferry_error(c, MPI_ERR_COMM, fn, "windows need an intracommunicator");
@@ -149,7 +149,7 @@ static int win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
         size_t s = (size_t)all[i].size;
         if (flavor == MPI_WIN_FLAVOR_ALLOCATE)
             s = (s + 63) & ~(size_t)63;   /* each rank's memory cache-line aligned */
-        off[i + 1] = off[i] + (flavor == MPI_WIN_FLAVOR_CREATE ? 0 : s);
+        off[i + 1] = off[i] + (flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED ? s : 0);
     }
     size_t ctl = (size_t)n * sizeof(struct ferry_win_ctl);
     if (map_segment(w, off[n])) {
@@ -160,7 +160,8 @@ static int win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
         free(w);
         return ferry_error(c, MPI_ERR_NO_MEM, fn, "no shared memory for the window (%zu bytes)", want);
     }
-    w->base = flavor == MPI_WIN_FLAVOR_CREATE ? base : (void *)(w->seg + ctl + off[w->rank]);
+    w->base = flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED ? (void *)(w->seg + ctl + off[w->rank])
+                                                                                   : base;
     mine.addr = (int64_t)(uintptr_t)w->base;
     mine.seg = (int64_t)(uintptr_t)w->seg;
     PMPI_Allgather(&mine, 4, MPI_INT64_T, all, 4, MPI_INT64_T, w->dup);
@@ -171,11 +172,13 @@ static int win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
         p->size = (MPI_Aint)all[i].size;
         p->disp_unit = (int)all[i].disp_unit;
         p->pid = ferry_rt.peers[c->group->world[i]].pid;
-        if (flavor != MPI_WIN_FLAVOR_CREATE)
+        if (flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED) {
             p->direct = w->seg + ctl + off[i];
-        else if (i == w->rank)
-            p->direct = w->base;
-        else {
+            p->local = 1;
+        } else if (i == w->rank) {
+            p->direct = w->base;   /* dynamic: MPI_BOTTOM, displacements are addresses */
+            p->local = 1;
+        } else {
             /* probe Cross Memory Attach on the peer's copy of the segment */
             char b;
             struct iovec l = {&b, 1}, r = {(void *)(uintptr_t)all[i].seg, 1};
@@ -187,7 +190,7 @@ static int win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     w->lock = ferry_xcalloc((size_t)n, sizeof *w->lock);
     w->post_got = ferry_xcalloc((size_t)n, 1);
     ferry_win_register(w);
-    if (flavor != MPI_WIN_FLAVOR_CREATE)
+    if (baseptr)
         *(void **)baseptr = w->base;
     *win = w->handle;
     return MPI_SUCCESS;
@@ -211,6 +214,43 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
 {
     return win_new(NULL, size, disp_unit, info, comm, MPI_WIN_FLAVOR_SHARED, baseptr, win,
                    "MPI_Win_allocate_shared");
+}
+
+#pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    return win_new(MPI_BOTTOM, 0, 1, info, comm, MPI_WIN_FLAVOR_DYNAMIC, NULL, win, "MPI_Win_create_dynamic");
+}
+
+/* Attached memory is reached by address with Cross Memory Attach: nothing
+ * to record (an access outside attached memory is erroneous; one outside
+ * mapped memory fails with MPI_ERR_OTHER). */
+#pragma weak MPI_Win_attach = PMPI_Win_attach
+int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+    struct ferry_win *w;
+    int rc = check_win(win, &w, "MPI_Win_attach");
+    if (rc)
+        return rc;
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return win_err(w, MPI_ERR_RMA_FLAVOR, "MPI_Win_attach", "the window was not made by MPI_Win_create_dynamic");
+    if (size < 0)
+        return win_err(w, MPI_ERR_SIZE, "MPI_Win_attach", "negative size %lld", (long long)size);
+    (void)base;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_detach = PMPI_Win_detach
+int PMPI_Win_detach(MPI_Win win, const void *base)
+{
+    struct ferry_win *w;
+    int rc = check_win(win, &w, "MPI_Win_detach");
+    if (rc)
+        return rc;
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return win_err(w, MPI_ERR_RMA_FLAVOR, "MPI_Win_detach", "the window was not made by MPI_Win_create_dynamic");
+    (void)base;
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
@@ -383,11 +423,19 @@ static int check_target(struct ferry_win *w, int rank, MPI_Aint disp, MPI_Count 
         return MPI_SUCCESS;
     if (rank < 0 || rank >= w->size)
         return win_err(w, MPI_ERR_RANK, fn, "invalid target rank %d (window has %d ranks)", rank, w->size);
+    struct ferry_win_peer *p = &w->peer[rank];
+    if (!p->local && !p->cma_ok)
+        return win_err(w, MPI_ERR_UNSUPPORTED_OPERATION, fn,
+                       "rank %d's window memory cannot be reached: Cross Memory Attach "
+                       "(process_vm_readv/writev) is not permitted between these processes (ptrace scope?); "
+                       "use MPI_Win_allocate",
+                       rank);
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        return MPI_SUCCESS;
     if (disp < 0)
         return win_err(w, MPI_ERR_DISP, fn, "negative target displacement %lld", (long long)disp);
     if (tcount == 0 || tdt->size == 0)
         return MPI_SUCCESS;
-    struct ferry_win_peer *p = &w->peer[rank];
     MPI_Aint lo = tdt->true_lb, hi = tdt->true_lb + tdt->true_extent;
     MPI_Aint shift = (MPI_Aint)(tcount - 1) * tdt->extent;
     if (shift < 0)
@@ -399,12 +447,6 @@ static int check_target(struct ferry_win *w, int rank, MPI_Aint disp, MPI_Count 
         return win_err(w, MPI_ERR_RMA_RANGE, fn,
                        "target bytes [%lld, %lld) are outside rank %d's window of %lld bytes", (long long)(off + lo),
                        (long long)(off + hi), rank, (long long)p->size);
-    if (!p->direct && !p->cma_ok)
-        return win_err(w, MPI_ERR_UNSUPPORTED_OPERATION, fn,
-                       "rank %d's MPI_Win_create memory cannot be reached: Cross Memory Attach "
-                       "(process_vm_readv/writev) is not permitted between these processes (ptrace scope?); "
-                       "use MPI_Win_allocate",
-                       rank);
     return MPI_SUCCESS;
 }
 
@@ -760,13 +802,14 @@ static int flush(MPI_Win win, int rank, int one, const char *fn)
         return rc;
     if (one && rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size))
         return win_err(w, MPI_ERR_RANK, fn, "invalid target rank %d (window has %d ranks)", rank, w->size);
-    if (!w->lock_all && (!one ? 0 : rank != MPI_PROC_NULL && !w->lock[rank])) {
-        int any = 0;
+    int open = w->lock_all;
+    if (one)
+        open |= rank == MPI_PROC_NULL || w->lock[rank];
+    else
         for (int i = 0; i < w->size; i++)
-            any |= w->lock[i];
-        (void)any;
-        return win_err(w, MPI_ERR_RMA_SYNC, fn, "no passive-target epoch is open to rank %d", rank);
-    }
+            open |= w->lock[i] != 0;
+    if (!open)
+        return win_err(w, MPI_ERR_RMA_SYNC, fn, "no passive-target epoch is open");
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return MPI_SUCCESS;
 }

@@ -183,7 +183,7 @@ int ferry_win_target_io(struct ferry_win *w, int r, MPI_Aint disp, size_t count,
         return 0;
     struct ferry_win_peer *p = &w->peer[r];
     MPI_Aint off = disp * (MPI_Aint)p->disp_unit;
-    if (p->direct) {
+    if (p->local) {
         char *t = p->direct + off;
         if (write)
             ferry_dt_unpack(dt, t, 0, stream, bytes);

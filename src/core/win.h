@@ -6,10 +6,11 @@
  * "control" lines: one reader/writer lock word for passive-target epochs and
  * one accumulate mutex per rank); Win_allocate and Win_allocate_shared also
  * place the window memory itself in that segment, so every rank reaches it
- * with plain loads and stores. Win_create memory stays in the owner's address
+ * with plain loads and stores. Win_create and Win_create_dynamic memory stays in the owner's address
  * space and is reached with Cross Memory Attach (process_vm_readv/writev).
  * Every operation is complete when its call returns, which makes flushes
- * no-ops and a fence a barrier. Handles: type 0x8 (MPI_WIN_NULL 0x20000000). */
+ * no-ops and a fence a barrier. A dynamic window's displacements are
+ * addresses in the target process; attached memory is not tracked. Handles: type 0x8 (MPI_WIN_NULL 0x20000000). */
 #ifndef FERRY_WIN_H
 #define FERRY_WIN_H
 #include <mpi.h>
@@ -34,6 +35,7 @@ struct ferry_win_peer {
     int disp_unit;
     pid_t pid;
     int cma_ok;           /* process_vm_readv/writev work on this peer */
+    int local;            /* direct is valid */
     char *direct;         /* base reachable from here with loads/stores (shared segment, or self); NULL: CMA */
 };
 
