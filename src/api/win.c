@@ -102,10 +102,29 @@ static int map_segment(struct ferry_win *w, size_t len_data)
     return 0;
 }
 
+/* The hints a window reports (MPICH's keys and defaults); others are ignored. */
+static const char *const hint_keys[][2] = {
+    {"no_locks", "false"},         {"accumulate_ordering", "rar,raw,war,waw"},
+    {"accumulate_ops", "same_op_no_op"}, {"same_size", "false"},
+    {"same_disp_unit", "false"},   {"alloc_shared_noncontig", "false"},
+};
+#define NHINTS (sizeof hint_keys / sizeof *hint_keys)
+
+static void apply_hints(struct ferry_win *w, MPI_Info in)
+{
+    if (in == MPI_INFO_NULL)
+        return;
+    for (size_t i = 0; i < NHINTS; i++) {
+        char val[MPI_MAX_INFO_VAL + 1];
+        int len = sizeof val, flag = 0;
+        if (PMPI_Info_get_string(in, hint_keys[i][0], &len, val, &flag) == MPI_SUCCESS && flag)
+            PMPI_Info_set(w->info, hint_keys[i][0], val);
+    }
+}
+
 static int win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, int flavor,
                    void *baseptr, MPI_Win *win, const char *fn)
 {
-    (void)info;
     struct ferry_comm *c;
     int rc = check_comm(comm, &c, fn);
     if (rc)
@@ -189,6 +208,10 @@ static int win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     free(off);
     w->lock = ferry_xcalloc((size_t)n, sizeof *w->lock);
     w->post_got = ferry_xcalloc((size_t)n, 1);
+    PMPI_Info_create(&w->info);
+    for (size_t i = 0; i < NHINTS; i++)
+        PMPI_Info_set(w->info, hint_keys[i][0], hint_keys[i][1]);
+    apply_hints(w, info);
     ferry_win_register(w);
     if (baseptr)
         *(void **)baseptr = w->base;
@@ -277,7 +300,7 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
         return win_err(w, MPI_ERR_ARG, fn, "NULL output argument");
     *size = w->peer[rank].size;
     *disp_unit = w->peer[rank].disp_unit;
-    *(void **)baseptr = w->peer[rank].direct;
+    *(void **)baseptr = w->peer[rank].size > 0 ? w->peer[rank].direct : NULL;
     return MPI_SUCCESS;
 }
 
@@ -300,6 +323,7 @@ int PMPI_Win_free(MPI_Win *win)
     PMPI_Barrier(w->dup);
     ferry_win_unregister(w);
     munmap(w->seg, w->seglen);
+    PMPI_Info_free(&w->info);
     PMPI_Comm_free(&w->dup);
     free(w->peer);
     free(w->lock);
@@ -351,9 +375,12 @@ int PMPI_Win_get_name(MPI_Win win, char *name, int *len)
 #pragma weak MPI_Win_set_info = PMPI_Win_set_info
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
-    (void)info;
     struct ferry_win *w;
-    return check_win(win, &w, "MPI_Win_set_info");
+    int rc = check_win(win, &w, "MPI_Win_set_info");
+    if (rc)
+        return rc;
+    apply_hints(w, info);
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Win_get_info = PMPI_Win_get_info
@@ -363,7 +390,7 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info)
     int rc = check_win(win, &w, "MPI_Win_get_info");
     if (rc || (rc = check_out(info, "info_used", "MPI_Win_get_info")))
         return rc;
-    return PMPI_Info_create(info);
+    return PMPI_Info_dup(w->info, info);
 }
 
 /* ---- error handlers ------------------------------------------------------------ */
@@ -562,6 +589,8 @@ static int do_acc(const void *obuf, MPI_Count ocount, MPI_Datatype otype, void *
     if ((!noop && ferry_dt_bytes(odt, (size_t)ocount) != bytes) ||
         (want_result && ferry_dt_bytes(rdt, (size_t)rcount) != bytes))
         return win_err(w, MPI_ERR_TYPE, fn, "origin, result and target data differ in size");
+    if (bytes == 0)
+        return MPI_SUCCESS;
     struct ferry_datatype *unit = NULL;
     size_t per = 0;
     if (op && op->kind == FERRY_OP_USER)

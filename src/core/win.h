@@ -52,7 +52,7 @@ struct ferry_win {
     char *seg;            /* shared segment: control lines, then window memory (allocate flavors) */
     size_t seglen;
     struct ferry_win_ctl *ctl;
-    MPI_Errhandler eh;
+    MPI_Info info;        /* the hints in effect (Win_get_info) */
     char name[MPI_MAX_OBJECT_NAME];
     /* epochs */
     int *lock;            /* per target: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE held by this rank */
