@@ -311,6 +311,16 @@ static void test_requests(void)
     CHECK_RC(MPI_Wait(&rq[1], MPI_STATUS_IGNORE));
     for (int i = 0; i < 8; i++)
         CHECK(back[i] == v[i], "rget %d: %g want %g", i, back[i], v[i]);
+#if MPI_VERSION >= 4
+    /* large-count forms */
+    double w4[4] = {rank + 0.25, rank + 1.25, rank + 2.25, rank + 3.25}, b4[4] = {0};
+    CHECK_RC(MPI_Put_c(w4, 4, MPI_DOUBLE, right, 4, 4, MPI_DOUBLE, win));
+    CHECK_RC(MPI_Win_flush(right, win));
+    CHECK_RC(MPI_Get_c(b4, 4, MPI_DOUBLE, right, 4, 4, MPI_DOUBLE, win));
+    CHECK_RC(MPI_Win_flush(right, win));
+    for (int i = 0; i < 4; i++)
+        CHECK(b4[i] == w4[i], "Get_c %d: %g want %g", i, b4[i], w4[i]);
+#endif
     CHECK_RC(MPI_Win_unlock_all(win));
     CHECK_RC(MPI_Win_free(&win));
 }

@@ -7,6 +7,7 @@
 #include "core/op.h"
 #include "core/win.h"
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1009,4 +1010,118 @@ int PMPI_Win_test(MPI_Win win, int *flag)
     if (all)
         end_exposure(w);
     return MPI_SUCCESS;
+}
+
+/* ---- MPI-4 large-count forms ------------------------------------------------------ */
+
+static int disp_unit_int(MPI_Aint du, MPI_Comm comm, const char *fn)
+{
+    if (du <= INT_MAX)
+        return MPI_SUCCESS;
+    struct ferry_comm *c;
+    int rc = check_comm(comm, &c, fn);
+    return rc ? rc : ferry_error(c, MPI_ERR_DISP, fn, "displacement unit %lld is above INT_MAX", (long long)du);
+}
+
+#pragma weak MPI_Win_create_c = PMPI_Win_create_c
+int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    int rc = disp_unit_int(disp_unit, comm, "MPI_Win_create_c");
+    return rc ? rc
+              : win_new(base, size, (int)disp_unit, info, comm, MPI_WIN_FLAVOR_CREATE, NULL, win, "MPI_Win_create_c");
+}
+
+#pragma weak MPI_Win_allocate_c = PMPI_Win_allocate_c
+int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    int rc = disp_unit_int(disp_unit, comm, "MPI_Win_allocate_c");
+    return rc ? rc
+              : win_new(NULL, size, (int)disp_unit, info, comm, MPI_WIN_FLAVOR_ALLOCATE, baseptr, win,
+                        "MPI_Win_allocate_c");
+}
+
+#pragma weak MPI_Win_allocate_shared_c = PMPI_Win_allocate_shared_c
+int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                               MPI_Win *win)
+{
+    int rc = disp_unit_int(disp_unit, comm, "MPI_Win_allocate_shared_c");
+    return rc ? rc
+              : win_new(NULL, size, (int)disp_unit, info, comm, MPI_WIN_FLAVOR_SHARED, baseptr, win,
+                        "MPI_Win_allocate_shared_c");
+}
+
+#pragma weak MPI_Win_shared_query_c = PMPI_Win_shared_query_c
+int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr)
+{
+    int du = 0;
+    int rc = PMPI_Win_shared_query(win, rank, size, disp_unit ? &du : NULL, baseptr);
+    if (!rc)
+        *disp_unit = du;
+    return rc;
+}
+
+#pragma weak MPI_Put_c = PMPI_Put_c
+int PMPI_Put_c(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp, MPI_Count tcount,
+               MPI_Datatype ttype, MPI_Win win)
+{
+    return do_put(obuf, ocount, otype, rank, disp, tcount, ttype, win, "MPI_Put_c");
+}
+
+#pragma weak MPI_Get_c = PMPI_Get_c
+int PMPI_Get_c(void *obuf, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp, MPI_Count tcount,
+               MPI_Datatype ttype, MPI_Win win)
+{
+    return do_get(obuf, ocount, otype, rank, disp, tcount, ttype, win, "MPI_Get_c");
+}
+
+#pragma weak MPI_Accumulate_c = PMPI_Accumulate_c
+int PMPI_Accumulate_c(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                      MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
+{
+    return do_acc(obuf, ocount, otype, NULL, 0, MPI_DATATYPE_NULL, NULL, rank, disp, tcount, ttype, op, win, 0,
+                  "MPI_Accumulate_c");
+}
+
+#pragma weak MPI_Get_accumulate_c = PMPI_Get_accumulate_c
+int PMPI_Get_accumulate_c(const void *obuf, MPI_Count ocount, MPI_Datatype otype, void *rbuf, MPI_Count rcount,
+                          MPI_Datatype rtype, int rank, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                          MPI_Op op, MPI_Win win)
+{
+    return do_acc(obuf, ocount, otype, rbuf, rcount, rtype, NULL, rank, disp, tcount, ttype, op, win, 1,
+                  "MPI_Get_accumulate_c");
+}
+
+#pragma weak MPI_Rput_c = PMPI_Rput_c
+int PMPI_Rput_c(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp, MPI_Count tcount,
+                MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
+{
+    return done_request(do_put(obuf, ocount, otype, rank, disp, tcount, ttype, win, "MPI_Rput_c"), win, req,
+                        "MPI_Rput_c");
+}
+
+#pragma weak MPI_Rget_c = PMPI_Rget_c
+int PMPI_Rget_c(void *obuf, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp, MPI_Count tcount,
+                MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
+{
+    return done_request(do_get(obuf, ocount, otype, rank, disp, tcount, ttype, win, "MPI_Rget_c"), win, req,
+                        "MPI_Rget_c");
+}
+
+#pragma weak MPI_Raccumulate_c = PMPI_Raccumulate_c
+int PMPI_Raccumulate_c(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                       MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request *req)
+{
+    return done_request(do_acc(obuf, ocount, otype, NULL, 0, MPI_DATATYPE_NULL, NULL, rank, disp, tcount, ttype, op,
+                               win, 0, "MPI_Raccumulate_c"),
+                        win, req, "MPI_Raccumulate_c");
+}
+
+#pragma weak MPI_Rget_accumulate_c = PMPI_Rget_accumulate_c
+int PMPI_Rget_accumulate_c(const void *obuf, MPI_Count ocount, MPI_Datatype otype, void *rbuf, MPI_Count rcount,
+                           MPI_Datatype rtype, int rank, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                           MPI_Op op, MPI_Win win, MPI_Request *req)
+{
+    return done_request(do_acc(obuf, ocount, otype, rbuf, rcount, rtype, NULL, rank, disp, tcount, ttype, op, win, 1,
+                               "MPI_Rget_accumulate_c"),
+                        win, req, "MPI_Rget_accumulate_c");
 }
