@@ -399,7 +399,14 @@ static void test_attrs_errors(void)
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_RANK, "Get from rank -5: class %d", cls);
     CHECK_RC(MPI_Put(buf, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, win));
-    CHECK_RC(MPI_Win_fence(0, win));
+    CHECK_RC(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+    /* outside any epoch: MPI_ERR_RMA_SYNC */
+    rc = MPI_Get(buf, 1, MPI_INT, 0, 0, 1, MPI_INT, win);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_RMA_SYNC, "Get outside an epoch: class %d", cls);
+    rc = MPI_Win_unlock(0, win);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_RMA_SYNC, "Unlock without a lock: class %d", cls);
     CHECK_RC(MPI_Win_free(&win));
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     rc = MPI_Win_fence(0, MPI_WIN_NULL);

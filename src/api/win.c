@@ -451,6 +451,11 @@ static int check_target(struct ferry_win *w, int rank, MPI_Aint disp, MPI_Count 
         return MPI_SUCCESS;
     if (rank < 0 || rank >= w->size)
         return win_err(w, MPI_ERR_RANK, fn, "invalid target rank %d (window has %d ranks)", rank, w->size);
+    int epoch = w->fence_open || w->lock_all || w->lock[rank];
+    for (int i = 0; !epoch && i < w->nstart; i++)
+        epoch = w->start_grp[i] == rank;
+    if (!epoch)
+        return win_err(w, MPI_ERR_RMA_SYNC, fn, "no access epoch to rank %d is open (fence, lock or start)", rank);
     struct ferry_win_peer *p = &w->peer[rank];
     if (!p->local && !p->cma_ok)
         return win_err(w, MPI_ERR_UNSUPPORTED_OPERATION, fn,
@@ -675,6 +680,14 @@ int PMPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype type, int rank,
 int PMPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Datatype type, int rank,
                           MPI_Aint disp, MPI_Win win)
 {
+    struct ferry_datatype *dt = ferry_datatype_get(type), *unit;
+    size_t per;
+    struct ferry_win *w = ferry_win_get(win);
+    if (w && dt && type != MPI_CHAR &&
+        (!dt->predefined || (ferry_op_unit(ferry_op_get(MPI_BOR), dt, 0, &unit, &per) &&
+                             ferry_op_unit(ferry_op_get(MPI_LOR), dt, 0, &unit, &per))))
+        return win_err(w, MPI_ERR_TYPE, "MPI_Compare_and_swap",
+                       "the datatype must be a predefined integer, logical, byte or multi-language type");
     if (!cbuf)
         cbuf = "";
     return do_acc(obuf, 1, type, rbuf, 1, type, cbuf, rank, disp, 1, type, MPI_OP_NULL, win, 1,
@@ -737,11 +750,13 @@ int PMPI_Rget_accumulate(const void *obuf, int ocount, MPI_Datatype otype, void 
 #pragma weak MPI_Win_fence = PMPI_Win_fence
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
-    (void)assert;
     struct ferry_win *w;
     int rc = check_win(win, &w, "MPI_Win_fence");
     if (rc)
         return rc;
+    if (w->lock_all || w->nstart || w->npost)
+        return win_err(w, MPI_ERR_RMA_SYNC, "MPI_Win_fence", "a lock or PSCW epoch is open");
+    w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return PMPI_Barrier(w->dup);
 }
@@ -763,6 +778,9 @@ int PMPI_Win_lock(int type, int rank, int assert, MPI_Win win)
         return win_err(w, MPI_ERR_RANK, fn, "invalid target rank %d (window has %d ranks)", rank, w->size);
     if (w->lock[rank] || w->lock_all)
         return win_err(w, MPI_ERR_RMA_SYNC, fn, "rank %d is already locked by this process", rank);
+    if (w->nstart)
+        return win_err(w, MPI_ERR_RMA_SYNC, fn, "an access epoch (MPI_Win_start) is open");
+    w->fence_open = 0;   /* a fence that opened no epoch yet gives way to the lock */
     ferry_win_lock_acquire(w, rank, type == MPI_LOCK_EXCLUSIVE);
     w->lock[rank] = type;
     return MPI_SUCCESS;
@@ -801,6 +819,9 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     for (int i = 0; i < w->size; i++)
         if (w->lock[i])
             return win_err(w, MPI_ERR_RMA_SYNC, "MPI_Win_lock_all", "rank %d is locked by this process", i);
+    if (w->nstart)
+        return win_err(w, MPI_ERR_RMA_SYNC, "MPI_Win_lock_all", "an access epoch (MPI_Win_start) is open");
+    w->fence_open = 0;
     for (int i = 0; i < w->size; i++)
         ferry_win_lock_acquire(w, i, 0);
     w->lock_all = 1;
@@ -933,6 +954,7 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
         return win_err(w, MPI_ERR_RMA_SYNC, fn, "an access epoch is already open");
     if ((rc = group_ranks(w, group, &w->start_grp, &w->nstart, fn)))
         return rc;
+    w->fence_open = 0;
     for (int i = 0; i < w->nstart; i++)
         PMPI_Recv(NULL, 0, MPI_BYTE, w->start_grp[i], TAG_POST, w->dup, MPI_STATUS_IGNORE);
     return MPI_SUCCESS;
