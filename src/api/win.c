@@ -4,6 +4,7 @@
  * before its call returns. */
 #include "api/check.h"
 #include "core/attr.h"
+#include "core/config.h"
 #include "core/op.h"
 #include "core/win.h"
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -180,6 +182,8 @@ static int win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
         free(w);
         return ferry_error(c, MPI_ERR_NO_MEM, fn, "no shared memory for the window (%zu bytes)", want);
     }
+    if ((flavor == MPI_WIN_FLAVOR_CREATE || flavor == MPI_WIN_FLAVOR_DYNAMIC) && ferry_cfg.win_cma != 0)
+        prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);   /* Yama ptrace_scope=1: let peers reach us */
     w->base = flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED ? (void *)(w->seg + ctl + off[w->rank])
                                                                                    : base;
     mine.addr = (int64_t)(uintptr_t)w->base;
@@ -202,7 +206,7 @@ static int win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
             /* probe Cross Memory Attach on the peer's copy of the segment */
             char b;
             struct iovec l = {&b, 1}, r = {(void *)(uintptr_t)all[i].seg, 1};
-            p->cma_ok = process_vm_readv(p->pid, &l, 1, &r, 1, 0) == 1;
+            p->cma_ok = ferry_cfg.win_cma != 0 && process_vm_readv(p->pid, &l, 1, &r, 1, 0) == 1;
         }
     }
     free(all);
