@@ -6,6 +6,7 @@
 #include "core/attr.h"
 #include "core/config.h"
 #include "core/op.h"
+#include "core/progress.h"
 #include "core/win.h"
 #include <errno.h>
 #include <limits.h>
@@ -56,6 +57,9 @@ static int check_win(MPI_Win h, struct ferry_win **w, const char *fn)
                                                                    : "invalid window handle 0x%x", (unsigned)h);
     return MPI_SUCCESS;
 }
+
+static void am_start(struct ferry_win *w);
+static void am_stop(struct ferry_win *w);
 
 /* ---- creation --------------------------------------------------------------- */
 
@@ -213,6 +217,12 @@ static int win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     free(off);
     w->lock = ferry_xcalloc((size_t)n, sizeof *w->lock);
     w->post_got = ferry_xcalloc((size_t)n, 1);
+    int need_am = 0;
+    for (int i = 0; i < n; i++)
+        need_am |= !w->peer[i].local && !w->peer[i].cma_ok;
+    PMPI_Allreduce(MPI_IN_PLACE, &need_am, 1, MPI_INT, MPI_MAX, w->dup);
+    if (need_am)
+        am_start(w);
     PMPI_Info_create(&w->info);
     for (size_t i = 0; i < NHINTS; i++)
         PMPI_Info_set(w->info, hint_keys[i][0], hint_keys[i][1]);
@@ -326,6 +336,8 @@ int PMPI_Win_free(MPI_Win *win)
         return rc;
     /* nobody may still be reaching into this rank's memory */
     PMPI_Barrier(w->dup);
+    if (w->am)
+        am_stop(w);
     ferry_win_unregister(w);
     munmap(w->seg, w->seglen);
     PMPI_Info_free(&w->info);
@@ -444,6 +456,203 @@ int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
     return MPI_SUCCESS;
 }
 
+
+/* ---- active-message fallback ---------------------------------------------------
+ * For windows whose memory some rank cannot reach with Cross Memory Attach:
+ * the origin sends each contiguous piece of the target data as a request
+ * (header + data) on the window's communicator and waits for the reply (an
+ * acknowledgement, or the data read); the target serves requests from a
+ * progress hook, so whenever it is inside any MPI call. Accumulates are
+ * applied at the target under its accumulate mutex (taken with a try, never
+ * waited for inside the hook). */
+#define TAG_AM_REQ 0x7703
+#define TAG_AM_REP 0x7704
+#define AM_MAX (64 * 1024)
+enum { AM_PUT = 1, AM_GET, AM_ACC, AM_CAS };
+struct am_hdr {
+    int32_t kind, op, unit, want_old;
+    int64_t off, len;
+};
+static struct ferry_win *am_wins;
+static int am_busy;
+
+static void am_post(struct ferry_win *w)
+{
+    PMPI_Irecv(w->am_buf, (int)(sizeof(struct am_hdr) + 2 * AM_MAX), MPI_BYTE, MPI_ANY_SOURCE, TAG_AM_REQ, w->dup,
+               &w->am_req);
+}
+
+static int try_acc(struct ferry_win *w, int r)
+{
+    uint32_t v = 0;
+    return __atomic_compare_exchange_n(&w->ctl[r].acc, &v, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static void *units_of(void *stream, size_t bytes, const struct ferry_datatype *unit, size_t n, void **owned);
+
+/* Serve the request that arrived, if any and if it can be served now. */
+static int am_serve(struct ferry_win *w)
+{
+    struct ferry_request *r = ferry_request_get(w->am_req);
+    if (!r || !r->complete)
+        return 0;
+    if (w->am_reply != MPI_REQUEST_NULL) {
+        struct ferry_request *q = ferry_request_get(w->am_reply);
+        if (q && !q->complete)
+            return 0;
+        PMPI_Wait(&w->am_reply, MPI_STATUS_IGNORE);
+    }
+    struct am_hdr h;
+    memcpy(&h, w->am_buf, sizeof h);
+    int locked = h.kind == AM_ACC || h.kind == AM_CAS;
+    if (locked && !try_acc(w, w->rank))
+        return 0;
+    MPI_Status st;
+    PMPI_Wait(&w->am_req, &st);
+    char *data = w->am_buf + sizeof h;
+    char *t = (char *)w->base + h.off;
+    size_t len = (size_t)h.len, rlen = 0;
+    if (h.kind == AM_PUT) {
+        memcpy(t, data, len);
+    } else if (h.kind == AM_GET) {
+        memcpy(w->am_out, t, len);
+        rlen = len;
+    } else {
+        memcpy(w->am_out, t, len);
+        rlen = h.want_old ? len : 0;
+        if (h.kind == AM_CAS) {
+            if (memcmp(data + len, t, len) == 0)
+                memcpy(t, data, len);
+        } else {
+            struct ferry_op *op = ferry_op_get(h.op);
+            if (op->kind == FERRY_OP_REPLACE) {
+                memcpy(t, data, len);
+            } else if (op->kind != FERRY_OP_NO_OP) {
+                struct ferry_datatype *unit = ferry_datatype_get(h.unit);
+                size_t n = len / unit->size;
+                char *tmp = ferry_xmalloc(len + 1);
+                memcpy(tmp, t, len);
+                void *oo, *to;
+                void *ou = units_of(data, len, unit, n, &oo);
+                void *tu = units_of(tmp, len, unit, n, &to);
+                ferry_op_apply(op, ou, tu, n, unit);
+                if (to)
+                    ferry_dt_pack(unit, tu, 0, tmp, len);
+                memcpy(t, tmp, len);
+                free(oo);
+                free(to);
+                free(tmp);
+            }
+        }
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        ferry_win_acc_release(w, w->rank);
+    }
+    PMPI_Isend(w->am_out, (int)rlen, MPI_BYTE, st.MPI_SOURCE, TAG_AM_REP, w->dup, &w->am_reply);
+    am_post(w);
+    return 1;
+}
+
+static int am_hook(void)
+{
+    if (am_busy)
+        return 0;
+    am_busy = 1;
+    int n = 0;
+    for (struct ferry_win *w = am_wins; w; w = w->am_next)
+        while (am_serve(w))
+            n++;
+    am_busy = 0;
+    return n;
+}
+
+static void am_start(struct ferry_win *w)
+{
+    w->am = 1;
+    w->am_buf = ferry_xmalloc(sizeof(struct am_hdr) + 2 * AM_MAX);
+    w->am_out = ferry_xmalloc(AM_MAX);
+    w->am_reply = MPI_REQUEST_NULL;
+    am_post(w);
+    w->am_next = am_wins;
+    am_wins = w;
+    ferry_progress_add_hook(am_hook);
+}
+
+static void am_stop(struct ferry_win *w)
+{
+    for (struct ferry_win **pp = &am_wins; *pp; pp = &(*pp)->am_next)
+        if (*pp == w) {
+            *pp = w->am_next;
+            break;
+        }
+    PMPI_Cancel(&w->am_req);
+    PMPI_Wait(&w->am_req, MPI_STATUS_IGNORE);
+    if (w->am_reply != MPI_REQUEST_NULL)
+        PMPI_Wait(&w->am_reply, MPI_STATUS_IGNORE);
+    free(w->am_buf);
+    free(w->am_out);
+}
+
+/* The origin side: move the packed stream of (count, dt) at the target by
+ * requests. kind AM_PUT/AM_GET; AM_ACC applies op (unit: its unit type),
+ * AM_CAS stores stream where the target equals cmp; old (may be NULL)
+ * receives the target data as they were (packed stream). */
+static void am_io(struct ferry_win *w, int rank, MPI_Aint disp, size_t count, const struct ferry_datatype *dt,
+                  void *stream, int kind, MPI_Op op, const struct ferry_datatype *unit, const void *cmp, void *old)
+{
+    size_t bytes = ferry_dt_bytes(dt, count);
+    if (bytes == 0)
+        return;
+    MPI_Aint lo;
+    size_t span, *runs;
+    size_t nrun = ferry_win_layout(dt, count, &lo, &span, &runs);
+    char *scratch = ferry_xmalloc(span), *oldsp = old ? ferry_xmalloc(span) : NULL;
+    char *cmpsp = cmp ? ferry_xmalloc(span) : NULL;
+    if (kind != AM_GET)
+        ferry_dt_unpack(dt, scratch - lo, 0, stream, bytes);
+    if (cmp)
+        ferry_dt_unpack(dt, cmpsp - lo, 0, cmp, bytes);
+    size_t step = AM_MAX;
+    if (unit)
+        step = AM_MAX / unit->size * unit->size;
+    char *msg = ferry_xmalloc(sizeof(struct am_hdr) + 2 * AM_MAX);
+    MPI_Aint base = disp * (MPI_Aint)w->peer[rank].disp_unit + lo;
+    for (size_t i = 0; i < nrun; i++) {
+        for (size_t c = 0; c < runs[2 * i + 1]; c += step) {
+            size_t o = runs[2 * i] + c, n = FERRY_MIN(step, runs[2 * i + 1] - c);
+            struct am_hdr h = {kind, (int32_t)op, unit ? (int32_t)unit->handle : 0, old != NULL,
+                               (int64_t)(base + (MPI_Aint)o), (int64_t)n};
+            memcpy(msg, &h, sizeof h);
+            size_t mlen = sizeof h;
+            if (kind != AM_GET) {
+                memcpy(msg + mlen, scratch + o, n);
+                mlen += n;
+            }
+            if (cmp) {
+                memcpy(msg + mlen, cmpsp + o, n);
+                mlen += n;
+            }
+            PMPI_Send(msg, (int)mlen, MPI_BYTE, rank, TAG_AM_REQ, w->dup);
+            char *into = kind == AM_GET ? scratch + o : old ? oldsp + o : NULL;
+            PMPI_Recv(into ? into : msg, into ? (int)n : 0, MPI_BYTE, rank, TAG_AM_REP, w->dup, MPI_STATUS_IGNORE);
+        }
+    }
+    if (kind == AM_GET)
+        ferry_dt_pack(dt, scratch - lo, 0, stream, bytes);
+    if (old)
+        ferry_dt_pack(dt, oldsp - lo, 0, old, bytes);
+    free(msg);
+    free(runs);
+    free(scratch);
+    free(oldsp);
+    free(cmpsp);
+}
+
+/* Reached by requests rather than by memory? */
+static int via_am(struct ferry_win *w, int rank)
+{
+    return w->am && !w->peer[rank].local && !w->peer[rank].cma_ok;
+}
+
 /* ---- operations ------------------------------------------------------------------ */
 
 /* Checks shared by every operation; *skip when the target is MPI_PROC_NULL. */
@@ -461,7 +670,7 @@ static int check_target(struct ferry_win *w, int rank, MPI_Aint disp, MPI_Count 
     if (!epoch)
         return win_err(w, MPI_ERR_RMA_SYNC, fn, "no access epoch to rank %d is open (fence, lock or start)", rank);
     struct ferry_win_peer *p = &w->peer[rank];
-    if (!p->local && !p->cma_ok)
+    if (!p->local && !p->cma_ok && !w->am)
         return win_err(w, MPI_ERR_UNSUPPORTED_OPERATION, fn,
                        "rank %d's window memory cannot be reached: Cross Memory Attach "
                        "(process_vm_readv/writev) is not permitted between these processes (ptrace scope?); "
@@ -532,7 +741,11 @@ static int do_put(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int ra
                        ferry_dt_bytes(tdt, (size_t)tcount));
     void *owned;
     void *s = stream_of(obuf, (size_t)ocount, odt, &owned);
-    int e = ferry_win_target_io(w, rank, disp, (size_t)tcount, tdt, s, 1);
+    int e = 0;
+    if (via_am(w, rank))
+        am_io(w, rank, disp, (size_t)tcount, tdt, s, AM_PUT, MPI_OP_NULL, NULL, NULL, NULL);
+    else
+        e = ferry_win_target_io(w, rank, disp, (size_t)tcount, tdt, s, 1);
     free(owned);
     return e ? io_fail(w, e, rank, fn) : MPI_SUCCESS;
 }
@@ -553,7 +766,11 @@ static int do_get(void *obuf, MPI_Count ocount, MPI_Datatype otype, int rank, MP
                        ferry_dt_bytes(tdt, (size_t)tcount));
     int contig = ferry_dt_is_contig(odt, (size_t)ocount);
     void *s = contig ? (void *)ferry_dt_contig_ptr(odt, obuf) : ferry_xmalloc(bytes ? bytes : 1);
-    int e = ferry_win_target_io(w, rank, disp, (size_t)tcount, tdt, s, 0);
+    int e = 0;
+    if (via_am(w, rank))
+        am_io(w, rank, disp, (size_t)tcount, tdt, s, AM_GET, MPI_OP_NULL, NULL, NULL, NULL);
+    else
+        e = ferry_win_target_io(w, rank, disp, (size_t)tcount, tdt, s, 0);
     if (!contig) {
         if (!e)
             ferry_dt_unpack(odt, obuf, 0, s, bytes);
@@ -612,6 +829,18 @@ static int do_acc(const void *obuf, MPI_Count ocount, MPI_Datatype otype, void *
 
     void *owned_o = NULL;
     void *os = noop ? NULL : stream_of(obuf, (size_t)ocount, odt, &owned_o);
+    if (via_am(w, rank)) {
+        char *old = want_result ? ferry_xmalloc(bytes) : NULL;
+        if (compare)
+            am_io(w, rank, disp, (size_t)tcount, tdt, os, AM_CAS, MPI_OP_NULL, NULL, compare, old);
+        else
+            am_io(w, rank, disp, (size_t)tcount, tdt, os ? os : (void *)"", AM_ACC, oph, unit, NULL, old);
+        if (old)
+            ferry_dt_unpack(rdt, rbuf, 0, old, bytes);
+        free(old);
+        free(owned_o);
+        return MPI_SUCCESS;
+    }
     char *ts = ferry_xmalloc(bytes + 1);
     ferry_win_acc_acquire(w, rank);
     int e = ferry_win_target_io(w, rank, disp, (size_t)tcount, tdt, ts, 0);

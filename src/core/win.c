@@ -249,3 +249,56 @@ int ferry_win_target_io(struct ferry_win *w, int r, MPI_Aint disp, size_t count,
     free(mask);
     return rc;
 }
+
+size_t ferry_win_layout(const struct ferry_datatype *dt, size_t count, MPI_Aint *lo_out, size_t *span_out,
+                        size_t **runs)
+{
+    size_t bytes = ferry_dt_bytes(dt, count);
+    MPI_Aint lo = dt->true_lb, hi = dt->true_lb + dt->true_extent;
+    if (count > 1) {
+        MPI_Aint shift = (MPI_Aint)(count - 1) * dt->extent;
+        if (shift < 0)
+            lo += shift;
+        else
+            hi += shift;
+    }
+    size_t span = (size_t)(hi - lo), nrun = 0, cap = 8;
+    *lo_out = lo;
+    *span_out = span;
+    *runs = ferry_xmalloc(2 * cap * sizeof **runs);
+    if (bytes == 0)
+        return 0;
+    if (ferry_dt_is_contig(dt, count)) {
+        /* one range; lo is where it starts */
+        *lo_out = (MPI_Aint)(uintptr_t)ferry_dt_contig_ptr(dt, NULL);
+        *span_out = bytes;
+        (*runs)[0] = 0;
+        (*runs)[1] = bytes;
+        return 1;
+    }
+    char *mask = ferry_xcalloc(1, span), *ones = ferry_xmalloc(bytes);
+    memset(ones, 0xff, bytes);
+    ferry_dt_unpack(dt, mask - lo, 0, ones, bytes);
+    free(ones);
+    for (size_t i = 0; i < span;) {
+        if (!mask[i]) {
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (j < span && mask[j])
+            j++;
+        if (nrun == cap) {
+            cap *= 2;
+            *runs = realloc(*runs, 2 * cap * sizeof **runs);
+            if (!*runs)
+                abort();
+        }
+        (*runs)[2 * nrun] = i;
+        (*runs)[2 * nrun + 1] = j - i;
+        nrun++;
+        i = j;
+    }
+    free(mask);
+    return nrun;
+}

@@ -7,7 +7,9 @@
  * one accumulate mutex per rank); Win_allocate and Win_allocate_shared also
  * place the window memory itself in that segment, so every rank reaches it
  * with plain loads and stores. Win_create and Win_create_dynamic memory stays in the owner's address
- * space and is reached with Cross Memory Attach (process_vm_readv/writev).
+ * space and is reached with Cross Memory Attach (process_vm_readv/writev), or,
+ * where that is denied, with active messages served by the target's progress
+ * hook (api/win.c).
  * Every operation is complete when its call returns, which makes flushes
  * no-ops and a fence a barrier. A dynamic window's displacements are
  * addresses in the target process; attached memory is not tracked. Handles: type 0x8 (MPI_WIN_NULL 0x20000000). */
@@ -62,6 +64,12 @@ struct ferry_win {
     int *post_grp; int npost;     /* PSCW exposure epoch: window ranks */
     int post_done;                /* completions received so far from post_grp */
     char *post_got;
+    /* active-message fallback (some peer's memory is out of CMA's reach):
+     * requests from other ranks arrive in am_buf, the reply goes from am_out */
+    int am;
+    MPI_Request am_req, am_reply;
+    char *am_buf, *am_out;
+    struct ferry_win *am_next;
 };
 
 void ferry_win_table_init(void);
@@ -82,5 +90,10 @@ void ferry_win_acc_release(struct ferry_win *w, int r);
  * window. 0, or -errno when Cross Memory Attach failed. */
 int ferry_win_target_io(struct ferry_win *w, int r, MPI_Aint disp, size_t count, const struct ferry_datatype *dt,
                         void *stream, int write);
+
+/* Where the data of (count, dt) lie: the span [lo, lo + span) relative to the
+ * buffer address, and the byte runs inside it (runs[2i] offset from lo,
+ * runs[2i+1] length, in address order; malloc'd). Returns the run count. */
+size_t ferry_win_layout(const struct ferry_datatype *dt, size_t count, MPI_Aint *lo, size_t *span, size_t **runs);
 
 #endif
