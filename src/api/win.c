@@ -55,6 +55,10 @@ static int check_win(MPI_Win h, struct ferry_win **w, const char *fn)
     if (!*w)
         return ferry_error(NULL, MPI_ERR_WIN, fn, h == MPI_WIN_NULL ? "window is MPI_WIN_NULL"
                                                                    : "invalid window handle 0x%x", (unsigned)h);
+    /* a window served by active messages: every call on it serves requests,
+     * so that a rank polling its own memory through RMA calls lets others in */
+    if ((*w)->am)
+        ferry_progress();
     return MPI_SUCCESS;
 }
 
@@ -833,8 +837,10 @@ static int do_acc(const void *obuf, MPI_Count ocount, MPI_Datatype otype, void *
         char *old = want_result ? ferry_xmalloc(bytes) : NULL;
         if (compare)
             am_io(w, rank, disp, (size_t)tcount, tdt, os, AM_CAS, MPI_OP_NULL, NULL, compare, old);
-        else
-            am_io(w, rank, disp, (size_t)tcount, tdt, os ? os : (void *)"", AM_ACC, oph, unit, NULL, old);
+        else if (noop && old)
+            am_io(w, rank, disp, (size_t)tcount, tdt, old, AM_GET, MPI_OP_NULL, NULL, NULL, NULL);
+        else if (!noop)
+            am_io(w, rank, disp, (size_t)tcount, tdt, os, AM_ACC, oph, unit, NULL, old);
         if (old)
             ferry_dt_unpack(rdt, rbuf, 0, old, bytes);
         free(old);
