@@ -471,7 +471,7 @@ int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
  * waited for inside the hook). */
 #define TAG_AM_REQ 0x7703
 #define TAG_AM_REP 0x7704
-#define AM_MAX (64 * 1024)
+#define AM_MAX (1024 * 1024)
 enum { AM_PUT = 1, AM_GET, AM_ACC, AM_CAS };
 struct am_hdr {
     int32_t kind, op, unit, want_old;
