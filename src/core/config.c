@@ -41,6 +41,10 @@ static const struct config_var vars[] = {
              "changes. \"\": the built-in model, measured on the development machine."},
     {"FERRY_CMA", &ferry_cfg.cma, -1, -1, 1,
      "Single-copy rendezvous with process_vm_readv: -1 probe each peer, 0 never, 1 probe and warn if denied."},
+    {"FERRY_WIN_CMA", &ferry_cfg.win_cma, -1, -1, 0,
+     "One-sided: reach MPI_Win_create and dynamic window memory of other ranks with process_vm_readv/writev: "
+     "-1 where the probe allows it, 0 never (such windows then use active messages that the target serves "
+     "while inside MPI calls; MPI_Win_allocate windows are shared memory either way)."},
     {"FERRY_SHM_FAULT_PULL", &ferry_cfg.shm_fault_pull, -1, -1, 1L << 40,
      "Testing only: -1 off; N >= 0: every single-copy pull after the first N fails with EPERM (simulates "
      "Cross Memory Attach denied mid-run; the copy path must take over)."},

@@ -16,6 +16,7 @@ struct ferry_config {
     long eager_max;          /* largest message sent eagerly (-1: derived) */
     long cma;                /* single copy with process_vm_readv: -1 auto, 0 off, 1 required */
     long cma_chunk;          /* bytes per process_vm_readv call */
+    long win_cma;            /* one-sided: -1 reach Win_create memory with CMA where the probe allows, 0 never */
     long shm_fault_pull;     /* testing: pulls after the first N fail with -EPERM (-1: off) */
     long spin;               /* empty progress polls before a waiting rank yields the CPU */
     long verbose;            /* diagnostic output level */
