@@ -243,11 +243,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
  * agreement, and every rank reaches the same answer. */
 static int hint_agreed(struct ferry_comm *c, const char *value)
 {
-    uint32_t h = 2166136261u; /* FNV-1a; 0 stands for "no value" */
-    for (const char *p = value; p && *p; p++)
-        h = (h ^ (unsigned char)*p) * 16777619u;
-    if (!value)
-        h = 0;
+    uint32_t h = value ? ferry_hash_str(value, 0) : 0;   /* 0 stands for "no value" */
     uint32_t hi = h, lo = ~h;
     ferry_comm_mgmt_allreduce_max(c, &hi, TAG_SPLIT_HINT);
     ferry_comm_mgmt_allreduce_max(c, &lo, TAG_SPLIT_HINT);

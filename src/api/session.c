@@ -72,6 +72,16 @@ static int pset_index(const char *name)
     return -1;
 }
 
+/* The index of a process set the caller names, or MPI_ERR_ARG through the
+ * session's handler. */
+static int find_pset(struct session *s, const char *name, int *index, const char *fn)
+{
+    *index = pset_index(name);
+    if (*index < 0)
+        return session_error(s, MPI_ERR_ARG, fn, "unknown process set \"%s\"", name ? name : "(null)");
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Session_init = PMPI_Session_init
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
@@ -188,9 +198,9 @@ int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_I
     int rc = check_session(session, &s, fn);
     if (rc)
         return rc;
-    int i = pset_index(pset_name);
-    if (i < 0)
-        return session_error(s, MPI_ERR_ARG, fn, "unknown process set \"%s\"", pset_name ? pset_name : "(null)");
+    int i;
+    if ((rc = find_pset(s, pset_name, &i, fn)))
+        return rc;
     if (!info)
         return session_error(s, MPI_ERR_ARG, fn, "info pointer is NULL%s", "");
     char size[16];
@@ -209,9 +219,9 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
     int rc = check_session(session, &s, fn);
     if (rc)
         return rc;
-    int i = pset_index(pset_name);
-    if (i < 0)
-        return session_error(s, MPI_ERR_ARG, fn, "unknown process set \"%s\"", pset_name ? pset_name : "(null)");
+    int i;
+    if ((rc = find_pset(s, pset_name, &i, fn)))
+        return rc;
     if (!newgroup)
         return session_error(s, MPI_ERR_ARG, fn, "group pointer is NULL%s", "");
     return PMPI_Comm_group(i == 0 ? MPI_COMM_WORLD : MPI_COMM_SELF, newgroup);
@@ -239,14 +249,10 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     return rc;
 }
 
-/* The tag of a string tag: FNV-1a into the tag space, salted so that the
- * steps of one call differ. */
+/* The tag of a string tag, salted so that the steps of one call differ. */
 static int string_tag(const char *stringtag, uint32_t salt)
 {
-    uint32_t h = 2166136261u ^ salt;
-    for (const char *p = stringtag; *p; p++)
-        h = (h ^ (unsigned char)*p) * 16777619u;
-    return (int)(h % (uint32_t)FERRY_TAG_UB);
+    return (int)(ferry_hash_str(stringtag, salt) % (uint32_t)FERRY_TAG_UB);
 }
 
 /* MPI-4: an intercommunicator between two disjoint groups without a parent

@@ -23,4 +23,14 @@ void ferry_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1
 void ferry_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 extern int ferry_verbose;
 
+/* FNV-1a of a NUL-terminated string, started from `seed` mixed into the
+ * offset basis (to tell apart hashes of the same string for different uses). */
+static inline uint32_t ferry_hash_str(const char *str, uint32_t seed)
+{
+    uint32_t h = 2166136261u ^ seed;
+    for (const char *p = str; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    return h;
+}
+
 #endif

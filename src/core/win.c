@@ -198,42 +198,17 @@ int ferry_win_target_io(struct ferry_win *w, int r, MPI_Aint disp, size_t count,
         return cma(p->pid, &l, &rv, 1, write);
     }
     /* a derived type: lay the data out in a local copy of the span it
-     * covers, mark which bytes it touches, and move just those runs */
-    MPI_Aint lo = dt->true_lb, hi = dt->true_lb + dt->true_extent;
-    if (count > 1) {
-        MPI_Aint shift = (MPI_Aint)(count - 1) * dt->extent;
-        if (shift < 0)
-            lo += shift;
-        else
-            hi += shift;
+     * covers and move just the runs of bytes it touches (ferry_win_layout) */
+    MPI_Aint lo;
+    size_t span, *runs;
+    size_t nrun = ferry_win_layout(dt, count, &lo, &span, &runs);
+    char *scratch = ferry_xmalloc(span);
+    struct iovec *lv = ferry_xmalloc((nrun + 1) * sizeof *lv), *rv = ferry_xmalloc((nrun + 1) * sizeof *rv);
+    for (size_t k = 0; k < nrun; k++) {
+        lv[k] = (struct iovec){scratch + runs[2 * k], runs[2 * k + 1]};
+        rv[k] = (struct iovec){(void *)(uintptr_t)(taddr + (uint64_t)lo + runs[2 * k]), runs[2 * k + 1]};
     }
-    size_t span = (size_t)(hi - lo);
-    char *scratch = ferry_xmalloc(span), *mask = ferry_xcalloc(1, span), *ones = ferry_xmalloc(bytes);
-    memset(ones, 0xff, bytes);
-    ferry_dt_unpack(dt, mask - lo, 0, ones, bytes);
-    free(ones);
-    size_t nrun = 0, cap = 16;
-    struct iovec *lv = ferry_xmalloc(cap * sizeof *lv), *rv = ferry_xmalloc(cap * sizeof *rv);
-    for (size_t i = 0; i < span;) {
-        if (!mask[i]) {
-            i++;
-            continue;
-        }
-        size_t j = i;
-        while (j < span && mask[j])
-            j++;
-        if (nrun == cap) {
-            cap *= 2;
-            lv = realloc(lv, cap * sizeof *lv);
-            rv = realloc(rv, cap * sizeof *rv);
-            if (!lv || !rv)
-                abort();
-        }
-        lv[nrun] = (struct iovec){scratch + i, j - i};
-        rv[nrun] = (struct iovec){(void *)(uintptr_t)(taddr + (uint64_t)lo + i), j - i};
-        nrun++;
-        i = j;
-    }
+    free(runs);
     int rc;
     if (write) {
         ferry_dt_unpack(dt, scratch - lo, 0, stream, bytes);
@@ -246,7 +221,6 @@ int ferry_win_target_io(struct ferry_win *w, int r, MPI_Aint disp, size_t count,
     free(lv);
     free(rv);
     free(scratch);
-    free(mask);
     return rc;
 }
 
