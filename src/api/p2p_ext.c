@@ -7,10 +7,10 @@
 #include <string.h>
 
 /* MPIX_Ferry_p2p_set(mechanism, peer, &limit): carry every message by
- * "eager", "pipeline" or "cma" as far as that mechanism can; "auto" or NULL:
+ * "eager", "pipeline", "cma" or "split" as far as that mechanism can; "auto" or NULL:
  * back to the cost model. *limit (if not NULL) gets the largest message the
- * mechanism carries to world rank peer (eager: one packet's payload; cma: 0
- * when single copy with that peer is unavailable). Both
+ * mechanism carries to world rank peer (eager: one packet's payload; cma,
+ * split: 0 when single copy with that peer is unavailable). Both
  * ends of a message must make the same call before it is sent. MPI_ERR_ARG
  * for an unknown mechanism or peer. */
 int MPIX_Ferry_p2p_set(const char *mechanism, int peer, size_t *limit);
@@ -20,13 +20,12 @@ int MPIX_Ferry_p2p_set(const char *mechanism, int peer, size_t *limit)
     int rc = check_init(fn);
     if (rc)
         return rc;
-    static const char *const names[FERRY_MECH_COUNT] = {"eager", "pipeline", "cma"};
     int m = FERRY_MECH_COUNT;
     if (mechanism && strcmp(mechanism, "auto")) {
-        for (m = 0; m < FERRY_MECH_COUNT && strcmp(mechanism, names[m]); m++)
+        for (m = 0; m < FERRY_MECH_COUNT && strcmp(mechanism, ferry_mech_names[m]); m++)
             ;
         if (m == FERRY_MECH_COUNT)
-            return ferry_error(NULL, MPI_ERR_ARG, fn, "unknown mechanism '%s' (eager, pipeline, cma, auto)",
+            return ferry_error(NULL, MPI_ERR_ARG, fn, "unknown mechanism '%s' (eager, pipeline, cma, split, auto)",
                                mechanism);
     }
     if (peer < 0 || peer >= ferry_rt.world_size)
@@ -35,7 +34,7 @@ int MPIX_Ferry_p2p_set(const char *mechanism, int peer, size_t *limit)
     if (limit) {
         const struct ferry_transport *tr = ferry_rt.peers[peer].tr;
         *limit = m == FERRY_MECH_EAGER ? tr->max_payload(peer)
-                 : m == FERRY_MECH_CMA && !(tr->pull && tr->can_pull(peer)) ? 0
+                 : (m == FERRY_MECH_CMA || m == FERRY_MECH_SPLIT) && !(tr->pull && tr->can_pull(peer)) ? 0
                                                                              : (size_t)-1;
     }
     return MPI_SUCCESS;

@@ -37,7 +37,7 @@ static const struct config_var vars[] = {
      "use rendezvous. -1: from the protocol cost model (FERRY_P2P_MODEL)."},
     {.name = "FERRY_P2P_MODEL", .svalue = &ferry_cfg.p2p_model, .sdflt = "",
      .help = "Point-to-point cost model written by `mpiexec -n 2 ferry-tune --p2p -o FILE` (one-way times of "
-             "eager, pipeline and cma per size); the ladder's thresholds are where the cheapest mechanism "
+             "eager, pipeline, cma and split per size); the ladder's thresholds are where the cheapest mechanism "
              "changes. \"\": the built-in model, measured on the development machine."},
     {"FERRY_CMA", &ferry_cfg.cma, -1, -1, 1,
      "Single-copy rendezvous with process_vm_readv: -1 probe each peer, 0 never, 1 probe and warn if denied."},
@@ -46,16 +46,28 @@ static const struct config_var vars[] = {
      "-1 where the probe allows it, 0 never (such windows then use active messages that the target serves "
      "while inside MPI calls; MPI_Win_allocate windows are shared memory either way)."},
     {"FERRY_SHM_FAULT_PULL", &ferry_cfg.shm_fault_pull, -1, -1, 1L << 40,
-     "Testing only: -1 off; N >= 0: every single-copy pull after the first N fails with EPERM (simulates "
+     "Testing only: -1 off; N >= 0: every single-copy pull or write after the first N fails with EPERM (simulates "
      "Cross Memory Attach denied mid-run; the copy path must take over)."},
+    {"FERRY_SHM_FAULT_PUSH", &ferry_cfg.shm_fault_push, -1, -1, 1L << 40,
+     "Testing only: -1 off; N >= 0: every single-copy write (the sender's share of a split single copy) "
+     "after the first N fails with EPERM."},
     {"FERRY_CMA_MIN", &ferry_cfg.cma_min, -1, -1, 1L << 50,
      "Rendezvous messages from this size up (and below FERRY_CMA_MAX) are pulled with single copy "
      "(process_vm_readv) when the peer allows it. -1: from the cost model."},
     {"FERRY_CMA_MAX", &ferry_cfg.cma_max, -1, -1, 1L << 50,
      "Rendezvous messages from this size up take the pipelined copy through the rings instead of single "
      "copy. -1: from the cost model (on the development VM the pipeline won at every size)."},
+    {"FERRY_SPLIT_MIN", &ferry_cfg.split_min, -1, -1, 1L << 50,
+     "Rendezvous messages from this size up (and below FERRY_SPLIT_MAX) use split single copy when the peer "
+     "allows it: the sender writes the head of the message into the receiver's buffer (process_vm_writev) "
+     "while the receiver pulls the tail, so both cores copy at once. Checked before FERRY_CMA_MIN/MAX. "
+     "-1: from the cost model."},
+    {"FERRY_SPLIT_MAX", &ferry_cfg.split_max, -1, -1, 1L << 50,
+     "Rendezvous messages from this size up no longer use split single copy. -1: from the cost model."},
+    {"FERRY_SPLIT_SHARE", &ferry_cfg.split_share, 50, 0, 100,
+     "Split single copy: percent of the message the sender writes (the receiver pulls the rest)."},
     {"FERRY_CMA_CHUNK", &ferry_cfg.cma_chunk, 512 * 1024, 4096, 1L << 40,
-     "Bytes copied per process_vm_readv call (bounded so other traffic keeps moving)."},
+     "Bytes copied per process_vm_readv/writev call (bounded so other traffic keeps moving)."},
     {"FERRY_SPIN", &ferry_cfg.spin, 2000, 0, 1L << 40,
      "Empty progress polls a waiting rank makes before it yields the CPU (then once every 256 polls; oversubscribed ranks instead yield and sleep after a short spin)."},
     {"FERRY_VERBOSE", &ferry_cfg.verbose, 0, 0, 10,

@@ -11,12 +11,16 @@ struct ferry_config {
     long shm_budget;         /* bytes of rings per receiving rank when shm_ring is -1 */
     long cma_min;            /* rendezvous messages >= this may use single copy (-1: cost model) */
     long cma_max;            /* rendezvous messages >= this use the pipelined copy (-1: cost model) */
+    long split_min;          /* rendezvous messages in [split_min, split_max) use split single copy */
+    long split_max;
+    long split_share;        /* split single copy: percent of the message the sender writes */
     const char *p2p_model;   /* point-to-point cost model file from ferry-tune --p2p ("": built in) */
     long shm_max_packet;     /* largest packet, header included */
     long eager_max;          /* largest message sent eagerly (-1: derived) */
     long cma;                /* single copy with process_vm_readv: -1 auto, 0 off, 1 required */
     long cma_chunk;          /* bytes per process_vm_readv call */
     long win_cma;            /* one-sided: -1 reach Win_create memory with CMA where the probe allows, 0 never */
+    long shm_fault_push;     /* testing: pushes (split single copy) after the first N fail (-1: off) */
     long shm_fault_pull;     /* testing: pulls after the first N fail with -EPERM (-1: off) */
     long spin;               /* empty progress polls before a waiting rank yields the CPU */
     long verbose;            /* diagnostic output level */

@@ -58,6 +58,9 @@ struct ferry_request {
     uint32_t msg_id;         /* send: the number its EAGER/RTS carries, for CANCEL (0: none) */
     int cancel_pending;      /* send: CANCEL sent, reply not in yet; completion waits for it */
     int op_done;             /* send with a cancel pending: the transfer itself has finished */
+    int split_left;          /* split single copy. send: events before it is done (its own share
+                              * written, and the receiver's FIN or the DATA of its fallback);
+                              * recv: 1 until the sender's PUSHED is in */
     struct ferry_request *inner;  /* Ibsend / persistent Bsend: the send of the copy in the attached
                                    * buffer (a proto_refs reference), which is what a cancel acts on */
     struct ferry_request *outer;  /* the buffered-send request whose cancel waits on this send's */

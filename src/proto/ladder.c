@@ -19,7 +19,7 @@ struct curve {
     struct point p[MAX_POINTS];
 };
 
-static const char *const mech_names[FERRY_MECH_COUNT] = {"eager", "pipeline", "cma"};
+const char *const ferry_mech_names[FERRY_MECH_COUNT] = {"eager", "pipeline", "cma", "split"};
 
 /* Built-in model: one-way ping-pong times (us), the fastest of 5
  * repetitions, measured with `ferry-tune --p2p` on the development machine (a
@@ -32,6 +32,7 @@ static const struct curve builtin[FERRY_MECH_COUNT] = {
     [FERRY_MECH_EAGER] = {7, {{0, 0.118}, {1024, 0.276}, {2048, 0.342}, {4096, 0.616}, {8192, 1.05}, {16384, 1.18}, {32704, 1.91}}},
     [FERRY_MECH_PIPELINE] = {15, {{1024, 0.474}, {2048, 0.566}, {4096, 0.871}, {8192, 1.38}, {16384, 1.39}, {32768, 2.23}, {65536, 3.08}, {131072, 4.82}, {262144, 8.53}, {524288, 16.3}, {1048576, 33.9}, {2097152, 66.4}, {4194304, 130}, {8388608, 400}, {16777216, 1.61e+03}}},
     [FERRY_MECH_CMA] = {15, {{1024, 2.06}, {2048, 2.1}, {4096, 2.54}, {8192, 3.21}, {16384, 4.71}, {32768, 7.35}, {65536, 12.6}, {131072, 22.8}, {262144, 43.7}, {524288, 78.2}, {1048576, 123}, {2097152, 207}, {4194304, 393}, {8388608, 1.26e+03}, {16777216, 3.61e+03}}},
+    [FERRY_MECH_SPLIT] = {2, {{0, 1e30}, {1, 1e30}}},
 };
 
 static struct curve model[FERRY_MECH_COUNT];
@@ -55,13 +56,14 @@ double ferry_ladder_cost(enum ferry_mech m, size_t n)
 static int mech_index(const char *s)
 {
     for (int m = 0; m < FERRY_MECH_COUNT; m++)
-        if (!strcmp(s, mech_names[m]))
+        if (!strcmp(s, ferry_mech_names[m]))
             return m;
     return -1;
 }
 
 /* Lines "MECHANISM BYTES MICROSECONDS", ascending sizes per mechanism, '#'
- * comments. Every mechanism needs two points at least; otherwise the file is
+ * comments. Every mechanism needs two points at least (single copy, pulled
+ * or split, may be left out: it is then never chosen); otherwise the file is
  * ignored as a whole (with a warning) and the built-in model stays. */
 static int load_model(const char *path)
 {
@@ -86,7 +88,7 @@ static int load_model(const char *path)
         int m = got == 3 ? mech_index(name) : -1;
         struct curve *cv = m >= 0 ? &c[m] : NULL;
         if (!cv || bytes < 0 || usec <= 0 || cv->n == MAX_POINTS || (cv->n && bytes <= cv->p[cv->n - 1].bytes)) {
-            ferry_log(0, "FERRY_P2P_MODEL: %s:%d: expected \"eager|pipeline|cma BYTES USEC\" with ascending "
+            ferry_log(0, "FERRY_P2P_MODEL: %s:%d: expected \"eager|pipeline|cma|split BYTES USEC\" with ascending "
                          "sizes; using the built-in model", path, lineno);
             bad = 1;
             break;
@@ -95,9 +97,15 @@ static int load_model(const char *path)
     }
     fclose(f);
     for (int m = 0; !bad && m < FERRY_MECH_COUNT; m++) {
+        if (c[m].n == 0 && (m == FERRY_MECH_CMA || m == FERRY_MECH_SPLIT)) {
+            /* not measured (single copy unavailable where the model was
+             * made, or a model from before split): never chosen */
+            c[m] = (struct curve){2, {{0, 1e30}, {1, 1e30}}};
+            continue;
+        }
         if (c[m].n < 2) {
             ferry_log(0, "FERRY_P2P_MODEL: %s has fewer than two points for %s; using the built-in model", path,
-                      mech_names[m]);
+                      ferry_mech_names[m]);
             bad = 1;
         }
     }
@@ -108,44 +116,76 @@ static int load_model(const char *path)
     return 0;
 }
 
+/* The first run of sizes where mechanism m is the cheapest rendezvous. */
+struct range {
+    size_t min, max;
+    int open, seen;
+};
+
+static void range_step(struct range *r, int cheapest, size_t n)
+{
+    if (cheapest && !r->seen) {
+        r->min = n;
+        r->open = r->seen = 1;
+    } else if (!cheapest && r->open) {
+        r->max = n;
+        r->open = 0;
+    }
+}
+
+static void range_close(struct range *r, enum ferry_mech m, size_t eager_max)
+{
+    if (r->open)
+        r->max = SIZE_MAX;
+    /* starting right above eager when it already wins there */
+    if (r->seen && r->min > eager_max) {
+        double c = ferry_ladder_cost(m, eager_max + 1);
+        if (c < ferry_ladder_cost(FERRY_MECH_PIPELINE, eager_max + 1) &&
+            (m == FERRY_MECH_CMA || c < ferry_ladder_cost(FERRY_MECH_CMA, eager_max + 1)))
+            r->min = eager_max + 1;
+    }
+}
+
+static size_t threshold(long forced, size_t derived)
+{
+    return forced >= 0 ? (size_t)forced : derived;
+}
+
 /* Walk sizes 64 B .. 1 GiB in steps of 2^(1/8) and keep the cheapest
  * mechanism at each: eager up to the largest measured (not extrapolated) size
- * where it beats both rendezvous mechanisms, then single copy over the sizes
- * where it beats the pipeline. */
+ * where it beats every rendezvous mechanism, then, above the eager range, the
+ * first run of sizes where single copy (pulled, or split between both ends)
+ * is the cheapest rendezvous. */
 static void derive_thresholds(void)
 {
     const struct curve *e = &model[FERRY_MECH_EAGER];
     double eager_top = e->p[e->n - 1].bytes;
     size_t eager_max = FERRY_PKT_INLINE_MAX;
-    size_t cma_min = 0, cma_max = 0;
-    int cma_open = 0, cma_seen = 0;
+    struct range cma = {0}, split = {0};
     for (double x = 64; x <= (double)(1ull << 30); x *= 1.0905077326652577 /* 2^(1/8) */) {
         size_t n = (size_t)x;
         double pipe = ferry_ladder_cost(FERRY_MECH_PIPELINE, n);
-        double cma = ferry_ladder_cost(FERRY_MECH_CMA, n);
-        double rndv = pipe < cma ? pipe : cma;
+        double pull = ferry_ladder_cost(FERRY_MECH_CMA, n);
+        double both = ferry_ladder_cost(FERRY_MECH_SPLIT, n);
+        double rndv = FERRY_MIN(pipe, FERRY_MIN(pull, both));
         if ((double)n <= eager_top && ferry_ladder_cost(FERRY_MECH_EAGER, n) <= rndv)
             eager_max = n;
         if ((double)n <= eager_top)
             continue;   /* the rendezvous choice matters above the eager range */
-        if (cma < pipe && !cma_seen) {
-            cma_min = n;
-            cma_open = cma_seen = 1;
-        } else if (cma >= pipe && cma_open) {
-            cma_max = n;
-            cma_open = 0;
-        }
+        range_step(&split, both == rndv && both < pipe, n);
+        range_step(&cma, pull == rndv && pull < pipe && pull < both, n);
     }
-    if (cma_open)
-        cma_max = SIZE_MAX;
-    if (cma_seen && cma_min > eager_max && ferry_ladder_cost(FERRY_MECH_CMA, eager_max + 1) <
-                                              ferry_ladder_cost(FERRY_MECH_PIPELINE, eager_max + 1))
-        cma_min = eager_max + 1;   /* single copy already wins right above eager */
-    ferry_ladder.eager_max = ferry_cfg.eager_max >= 0 ? (size_t)ferry_cfg.eager_max : eager_max;
-    ferry_ladder.cma_min = ferry_cfg.cma_min >= 0 ? (size_t)ferry_cfg.cma_min : cma_min;
-    ferry_ladder.cma_max = ferry_cfg.cma_max >= 0 ? (size_t)ferry_cfg.cma_max : cma_max;
+    range_close(&split, FERRY_MECH_SPLIT, eager_max);
+    range_close(&cma, FERRY_MECH_CMA, eager_max);
+    ferry_ladder.eager_max = threshold(ferry_cfg.eager_max, eager_max);
+    ferry_ladder.cma_min = threshold(ferry_cfg.cma_min, cma.min);
+    ferry_ladder.cma_max = threshold(ferry_cfg.cma_max, cma.max);
     if (ferry_cfg.cma_min >= 0 && ferry_cfg.cma_max < 0 && ferry_ladder.cma_max <= ferry_ladder.cma_min)
         ferry_ladder.cma_max = SIZE_MAX;   /* a lower bound alone: single copy from there up */
+    ferry_ladder.split_min = threshold(ferry_cfg.split_min, split.min);
+    ferry_ladder.split_max = threshold(ferry_cfg.split_max, split.max);
+    if (ferry_cfg.split_min >= 0 && ferry_cfg.split_max < 0 && ferry_ladder.split_max <= ferry_ladder.split_min)
+        ferry_ladder.split_max = SIZE_MAX;
 }
 
 void ferry_ladder_init(void)
@@ -171,6 +211,9 @@ void ferry_ladder_force(enum ferry_mech m)
     case FERRY_MECH_CMA:
         ferry_ladder = (struct ferry_ladder){.eager_max = 0, .cma_min = 0, .cma_max = SIZE_MAX};
         break;
+    case FERRY_MECH_SPLIT:
+        ferry_ladder = (struct ferry_ladder){.eager_max = 0, .split_min = 0, .split_max = SIZE_MAX};
+        break;
     default:
         derive_thresholds();
         break;
@@ -193,9 +236,13 @@ void ferry_ladder_print(FILE *out)
     print_size(out, ferry_ladder.cma_min);
     fprintf(out, ", ");
     print_size(out, ferry_ladder.cma_max);
+    fprintf(out, ") B, split single copy in [");
+    print_size(out, ferry_ladder.split_min);
+    fprintf(out, ", ");
+    print_size(out, ferry_ladder.split_max);
     fprintf(out, ") B where the peer allows it, pipelined copy otherwise\n");
     for (int m = 0; m < FERRY_MECH_COUNT; m++) {
-        fprintf(out, "ferry:   %-8s", mech_names[m]);
+        fprintf(out, "ferry:   %-8s", ferry_mech_names[m]);
         for (int i = 0; i < model[m].n; i++)
             fprintf(out, " %.0f:%.2fus", model[m].p[i].bytes, model[m].p[i].usec);
         fprintf(out, "\n");

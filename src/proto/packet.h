@@ -15,11 +15,15 @@
 enum ferry_pkt_type {
     FERRY_PKT_EAGER = 1,   /* whole message in the payload */
     FERRY_PKT_RTS,         /* rendezvous request to send: size, sender cookie, sender address */
-    FERRY_PKT_CTS,         /* receiver matched, no single copy: send me DATA packets */
+    FERRY_PKT_CTS,         /* receiver matched, no single copy: send me DATA packets from `offset` on;
+                            * FLAG_SPLIT: write [0, offset) into my buffer at `addr` yourself
+                            * (single copy) while I pull the rest, then answer PUSHED */
     FERRY_PKT_DATA,        /* a piece of a rendezvous message at `offset` */
     FERRY_PKT_FIN,         /* receiver pulled the data itself: sender's request is complete */
     FERRY_PKT_CANCEL,      /* sender cancels message msg_id: take it off your unexpected queue if it is there */
     FERRY_PKT_CANCEL_REPLY,/* answer to CANCEL for sender cookie sreq; FLAG_CANCELLED: it was removed */
+    FERRY_PKT_PUSHED,      /* split single copy: the sender wrote `offset` bytes from the start of
+                            * the receiver's buffer (any rest of its share follows as DATA) */
     FERRY_PKT_TYPE_COUNT
 };
 
@@ -39,7 +43,8 @@ struct ferry_pkt {
             uint64_t offset;   /* DATA: position of the payload in the message */
             uint64_t sreq;     /* sender's request cookie */
             uint64_t rreq;     /* receiver's request cookie (CTS, DATA) */
-            uint64_t addr;     /* RTS: sender buffer address for single copy; 0: not contiguous */
+            uint64_t addr;     /* RTS: sender buffer address for single copy; 0: not contiguous;
+                                * CTS with FLAG_SPLIT: the receiver's buffer */
         };
         /* EAGER with FERRY_PKT_FLAG_INLINE: the whole message, in the header's
          * own cache line (payload is 0), so the receiver reads one line */
@@ -54,5 +59,6 @@ static_assert(offsetof(struct ferry_pkt, inline_data) == 32, "inline data fills 
 #define FERRY_PKT_FLAG_SYNC 0x1     /* RTS from a synchronous send */
 #define FERRY_PKT_FLAG_INLINE 0x2   /* EAGER: the message is in inline_data */
 #define FERRY_PKT_FLAG_CANCELLED 0x4 /* CANCEL_REPLY: the message was removed, it will never be received */
+#define FERRY_PKT_FLAG_SPLIT 0x8    /* CTS: split single copy (see FERRY_PKT_CTS) */
 
 #endif

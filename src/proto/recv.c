@@ -39,27 +39,50 @@ static void send_ctrl(int peer, enum ferry_pkt_type type, uint64_t sreq, uint64_
     ferry_proto_send_ctrl(peer, &p);
 }
 
+/* A rendezvous receive got n more bytes (DATA, a split pull's piece, or the
+ * sender's PUSHED share); complete once the whole message is in -- and, for
+ * split single copy, PUSHED is in (it may report 0 bytes, and nothing may
+ * refer to the request after it completes). */
+static void rndv_landed(struct ferry_request *r, size_t n)
+{
+    r->done_bytes += n;
+    if (r->done_bytes == r->msg_bytes && !r->split_left)
+        finish_recv(r, r->status.MPI_SOURCE, r->status.MPI_TAG, r->msg_bytes);
+}
+
+/* CTS: stream me DATA from `offset` on (FLAG_SPLIT: see packet.h). */
+static void send_cts(int peer, uint64_t sreq, struct ferry_request *r, size_t offset, int split, uint64_t addr)
+{
+    struct ferry_pkt p;
+    memset(&p, 0, sizeof p);
+    p.type = FERRY_PKT_CTS;
+    p.flags = split ? FERRY_PKT_FLAG_SPLIT : 0;
+    p.sreq = sreq;
+    p.rreq = (uint64_t)(uintptr_t)r;
+    p.offset = offset;
+    p.addr = addr;
+    ferry_proto_send_ctrl(peer, &p);
+}
+
 /* Single copy in progress: the receiver pulls the sender's contiguous buffer
  * one FERRY_CMA_CHUNK piece per progress call, so a large pull never holds up
- * other traffic (or a test of another request) for longer than one piece. */
+ * other traffic (or a test of another request) for longer than one piece. A
+ * split pull reads only the tail [from, n) while the sender writes the head. */
 struct pull {
     struct ferry_request *r;
     int peer;                 /* world rank of the sender */
     int src, tag;             /* the message's envelope, for the status */
     uint64_t addr, sreq;      /* sender's buffer and request cookie */
-    size_t n, done;           /* bytes to pull (capped at the receive size), pulled so far */
+    size_t n, done;           /* pull up to n bytes (capped at the receive size); position reached */
     size_t msg_bytes;
+    int split;                /* split single copy: pieces count into r->done_bytes */
     struct pull *next;
 };
 static struct pull *pulls;
 
-static void start_cts(struct ferry_request *r, int peer, uint64_t sreq)
-{
-    send_ctrl(peer, FERRY_PKT_CTS, sreq, (uint64_t)(uintptr_t)r);
-}
-
 /* One piece of p; returns 1 when p is finished (done, or fallen back to the
- * copy path: nothing is lost, the sender then streams the whole message). */
+ * copy path: nothing is lost, the sender then streams what is missing --
+ * the whole message, or a split's tail from where the pull stopped). */
 static int pull_step(struct pull *p)
 {
     const struct ferry_transport *tr = ferry_rt.peers[p->peer].tr;
@@ -70,14 +93,19 @@ static int pull_step(struct pull *p)
         ferry_log(1, "single copy from rank %d failed (%s); using the copy path with that rank from now on",
                   p->peer, strerror(-rc));
         tr->disable_pull(p->peer);
-        start_cts(p->r, p->peer, p->sreq);
+        send_cts(p->peer, p->sreq, p->r, p->split ? p->done : 0, 0, 0);
         return 1;
     }
     p->done += len;
+    if (p->split)
+        p->r->done_bytes += len;
     if (p->done < p->n)
         return 0;
     send_ctrl(p->peer, FERRY_PKT_FIN, p->sreq, 0);
-    finish_recv(p->r, p->src, p->tag, p->msg_bytes);
+    if (p->split)
+        rndv_landed(p->r, 0);
+    else
+        finish_recv(p->r, p->src, p->tag, p->msg_bytes);
     return 1;
 }
 
@@ -97,6 +125,17 @@ int ferry_proto_progress_pulls(void)
     return work;
 }
 
+static void start_pull(struct pull *p)
+{
+    /* the first piece now (a message of one piece completes here) */
+    if (pull_step(p)) {
+        free(p);
+    } else {
+        p->next = pulls;
+        pulls = p;
+    }
+}
+
 /* The receive r matched a rendezvous message announced by an RTS. */
 static void start_rndv(struct ferry_request *r, int src_world, int src, int tag, size_t bytes, uint64_t sreq,
                        uint64_t addr)
@@ -107,29 +146,44 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
     r->done_bytes = 0;
     r->status.MPI_SOURCE = src;
     r->status.MPI_TAG = tag;
-    size_t n = FERRY_MIN(bytes, r->bytes);
-    /* single copy where the ladder's cost model says it beats the pipelined
-     * copy through the rings (ladder.h) */
-    if (addr && ferry_ladder_cma(bytes) && tr->pull && tr->can_pull(src_world) &&
-        ferry_dt_is_contig(r->dt, r->count)) {
-        struct pull *p = ferry_xmalloc(sizeof *p);
-        *p = (struct pull){.r = r, .peer = src_world, .src = src, .tag = tag, .addr = addr, .sreq = sreq,
-                           .n = n, .msg_bytes = bytes};
-        /* the first piece now (a message of one piece completes here) */
-        if (pull_step(p)) {
-            free(p);
-        } else {
-            p->next = pulls;
-            pulls = p;
-        }
-        return;
-    }
     if (bytes == 0) {
         send_ctrl(src_world, FERRY_PKT_FIN, sreq, 0);
         finish_recv(r, src, tag, 0);
         return;
     }
-    start_cts(r, src_world, sreq);
+    size_t n = FERRY_MIN(bytes, r->bytes);
+    /* single copy where the ladder's cost model says it beats the pipelined
+     * copy through the rings (ladder.h), both buffers are contiguous and the
+     * peer allows it */
+    enum ferry_mech m = FERRY_MECH_PIPELINE;
+    if (addr && tr->pull && tr->can_pull(src_world) && ferry_dt_is_contig(r->dt, r->count))
+        m = ferry_ladder_rndv(bytes);
+    if (m == FERRY_MECH_SPLIT && bytes > r->bytes)
+        m = FERRY_MECH_CMA;   /* truncated: the receiver alone decides what lands */
+    struct pull *p;
+    switch (m) {
+    case FERRY_MECH_SPLIT: {
+        /* the sender writes the head [0, h), this rank pulls the tail; h on a
+         * cache line so neither copy shares a line with the other */
+        size_t h = (size_t)((double)bytes * (double)ferry_cfg.split_share / 100.0) & ~(size_t)63;
+        r->split_left = 1;   /* PUSHED to come */
+        send_cts(src_world, sreq, r, h, 1, (uint64_t)(uintptr_t)ferry_dt_contig_ptr(r->dt, r->buf));
+        p = ferry_xmalloc(sizeof *p);
+        *p = (struct pull){.r = r, .peer = src_world, .src = src, .tag = tag, .addr = addr, .sreq = sreq,
+                           .n = bytes, .done = h, .msg_bytes = bytes, .split = 1};
+        start_pull(p);
+        return;
+    }
+    case FERRY_MECH_CMA:
+        p = ferry_xmalloc(sizeof *p);
+        *p = (struct pull){.r = r, .peer = src_world, .src = src, .tag = tag, .addr = addr, .sreq = sreq,
+                           .n = n, .msg_bytes = bytes};
+        start_pull(p);
+        return;
+    default:
+        send_cts(src_world, sreq, r, 0, 0, 0);
+        return;
+    }
 }
 
 static void recv_from_unexp(struct ferry_request *r, struct ferry_unexp *u)
@@ -214,13 +268,21 @@ static void on_rts(int src, const struct ferry_pkt *pkt)
 
 static void on_data(int src, const struct ferry_pkt *pkt)
 {
+    (void)src;
     struct ferry_request *r = (struct ferry_request *)(uintptr_t)pkt->rreq;
     size_t off = pkt->offset, n = pkt->payload;
     if (off < r->bytes)
         ferry_dt_unpack(r->dt, r->buf, off, pkt + 1, FERRY_MIN(n, r->bytes - off));
-    r->done_bytes += n;
-    if (r->done_bytes == r->msg_bytes)
-        finish_recv(r, r->status.MPI_SOURCE, r->status.MPI_TAG, r->msg_bytes);
+    rndv_landed(r, n);
+}
+
+/* Split single copy: the sender's share of the message is in our buffer. */
+static void on_pushed(int src, const struct ferry_pkt *pkt)
+{
+    (void)src;
+    struct ferry_request *r = (struct ferry_request *)(uintptr_t)pkt->rreq;
+    r->split_left = 0;
+    rndv_landed(r, pkt->offset);
 }
 
 /* The sender cancels a message (send.c, ferry_proto_cancel_send). CANCEL
@@ -250,6 +312,7 @@ static const pkt_handler handlers[FERRY_PKT_TYPE_COUNT] = {
     [FERRY_PKT_FIN] = ferry_proto_on_fin,
     [FERRY_PKT_CANCEL] = on_cancel,
     [FERRY_PKT_CANCEL_REPLY] = ferry_proto_on_cancel_reply,
+    [FERRY_PKT_PUSHED] = on_pushed,
 };
 
 void ferry_proto_receive(int src, const struct ferry_pkt *pkt)

@@ -15,15 +15,20 @@
 #include "core/runtime.h"
 #include "core/util.h"
 #include "transport/transport.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum out_kind { OUT_EAGER, OUT_RTS, OUT_DATA, OUT_CTRL };
+enum out_kind { OUT_EAGER, OUT_RTS, OUT_DATA, OUT_PUSH, OUT_CTRL };
 
 struct out_op {
     enum out_kind kind;
     struct ferry_request *req;
-    size_t offset;             /* OUT_DATA: bytes already sent */
+    size_t offset;             /* OUT_DATA, OUT_PUSH: position reached in the message */
+    size_t end;                /* OUT_DATA, OUT_PUSH: where the op's part of the message ends */
+    uint64_t raddr;            /* OUT_PUSH: the receiver's buffer */
+    int push_failed;           /* OUT_PUSH: single copy was refused; the rest goes as DATA */
+    int reported;              /* OUT_PUSH: PUSHED is sent */
     struct ferry_pkt ctrl;     /* OUT_CTRL: the packet to send */
     struct out_op *next;
 };
@@ -34,6 +39,7 @@ struct out_queue {
 
 static struct out_queue *queues;   /* per world rank */
 static long queued_ops;             /* total ops in all queues, to skip the scan when idle */
+static long push_pieces;            /* OUT_PUSH pieces written (progress made without finishing an op) */
 static long sends_inflight;         /* send requests started, not complete, and cancels not answered */
 static uint32_t last_msg_id;        /* numbers cancellable messages (msg_id); 0 is never used */
 static struct out_op *op_pool;
@@ -118,8 +124,28 @@ static void send_done(struct ferry_request *r)
     ferry_request_complete(r);
 }
 
+/* A rendezvous send's transfer is done, or for split single copy one of its
+ * two halves (its own share written; the receiver's FIN, or the DATA the
+ * receiver asked for when its pull failed). */
+static void rndv_event(struct ferry_request *r)
+{
+    if (r->split_left > 1) {
+        r->split_left--;
+        return;
+    }
+    r->split_left = 0;
+    send_done(r);
+}
+
+/* Split single copy, the sender's share: one FERRY_CMA_CHUNK piece per call
+ * (so other traffic keeps moving) written into the receiver's buffer. Once
+ * written, or refused, PUSHED tells the receiver how much landed; after a
+ * refusal the rest of the share follows as DATA. Returns 1 when finished. */
+static int push_step(int peer, struct out_op *op);
+
 /* Try to put one step of op into the transport. Returns 1 when the op is
- * finished (and may be dropped), 0 when the transport is full. */
+ * finished (and may be dropped), 0 when the transport is full (or a push
+ * has more pieces to write). */
 static int op_step(int peer, struct out_op *op)
 {
     const struct ferry_transport *tr = ferry_rt.peers[peer].tr;
@@ -149,10 +175,12 @@ static int op_step(int peer, struct out_op *op)
             p->addr = (uint64_t)(uintptr_t)ferry_dt_contig_ptr(r->dt, r->buf);
         tr->commit(peer, p);
         return 1;   /* the request completes on FIN, or after DATA */
+    case OUT_PUSH:
+        return push_step(peer, op);
     case OUT_DATA: {
         size_t max = tr->max_payload(peer);
-        while (op->offset < r->bytes) {
-            size_t n = FERRY_MIN(max, r->bytes - op->offset);
+        while (op->offset < op->end) {
+            size_t n = FERRY_MIN(max, op->end - op->offset);
             if (!(p = tr->reserve(peer, n)))
                 return 0;
             fill_envelope(p, r, FERRY_PKT_DATA);
@@ -163,11 +191,48 @@ static int op_step(int peer, struct out_op *op)
             tr->commit(peer, p);
             op->offset += n;
         }
-        send_done(r);
+        rndv_event(r);
         return 1;
     }
     }
     return 1;
+}
+
+static int push_step(int peer, struct out_op *op)
+{
+    const struct ferry_transport *tr = ferry_rt.peers[peer].tr;
+    struct ferry_request *r = op->req;
+    if (!op->push_failed && op->offset < op->end) {
+        size_t len = FERRY_MIN((size_t)ferry_cfg.cma_chunk, op->end - op->offset);
+        const char *src = (const char *)ferry_dt_contig_ptr(r->dt, r->buf);
+        int rc = tr->push && tr->can_pull(peer) ? tr->push(peer, op->raddr + op->offset, src + op->offset, len)
+                                                : -EPERM;
+        if (rc) {
+            if (tr->can_pull(peer)) {
+                ferry_log(1, "single copy to rank %d failed (%s); using the copy path with that rank from now on",
+                          peer, strerror(-rc));
+                tr->disable_pull(peer);
+            }
+            op->push_failed = 1;
+        } else {
+            op->offset += len;
+            push_pieces++;
+            if (op->offset < op->end)
+                return 0;
+        }
+    }
+    if (!op->reported) {
+        struct ferry_pkt *p = tr->reserve(peer, 0);
+        if (!p)
+            return 0;
+        fill_envelope(p, r, FERRY_PKT_PUSHED);
+        p->rreq = r->remote_cookie;
+        p->offset = op->offset;   /* bytes written, from the start */
+        tr->commit(peer, p);
+        op->reported = 1;
+    }
+    op->kind = OUT_DATA;   /* whatever a refusal left of the share, then done */
+    return op_step(peer, op);
 }
 
 static void enqueue(int peer, struct out_op *op)
@@ -192,6 +257,10 @@ static struct out_op *op_new(enum out_kind kind, struct ferry_request *r)
     op->kind = kind;
     op->req = r;
     op->offset = 0;
+    op->end = 0;
+    op->raddr = 0;
+    op->push_failed = 0;
+    op->reported = 0;
     op->next = NULL;
     return op;
 }
@@ -265,20 +334,31 @@ void ferry_proto_send_ctrl(int peer, const struct ferry_pkt *hdr)
     submit(peer, op);
 }
 
-/* CTS: the receiver matched and wants the data streamed. Queue it behind
- * whatever is already queued for that peer. */
+/* CTS: the receiver matched and wants the data streamed from `offset` on,
+ * or (FLAG_SPLIT) our share [0, offset) written into its buffer. Queued
+ * behind whatever is already queued for that peer. */
 void ferry_proto_on_cts(int src, const struct ferry_pkt *pkt)
 {
     struct ferry_request *r = (struct ferry_request *)(uintptr_t)pkt->sreq;
     r->remote_cookie = pkt->rreq;
-    submit(src, op_new(OUT_DATA, r));
+    struct out_op *op;
+    if (pkt->flags & FERRY_PKT_FLAG_SPLIT) {
+        r->split_left = 2;
+        op = op_new(OUT_PUSH, r);
+        op->raddr = pkt->addr;
+    } else {
+        op = op_new(OUT_DATA, r);
+        op->offset = pkt->offset;
+    }
+    op->end = pkt->flags & FERRY_PKT_FLAG_SPLIT ? pkt->offset : r->bytes;
+    submit(src, op);
 }
 
-/* FIN: the receiver pulled the data itself. */
+/* FIN: the receiver pulled the data (or, split, its part of it) itself. */
 void ferry_proto_on_fin(int src, const struct ferry_pkt *pkt)
 {
-    struct ferry_request *r = (struct ferry_request *)(uintptr_t)pkt->sreq;
-    send_done(r);
+    (void)src;
+    rndv_event((struct ferry_request *)(uintptr_t)pkt->sreq);
 }
 
 /* MPI_Cancel of a send (MPI-3.1 3.8.4). Whether the message can still be
@@ -357,5 +437,7 @@ int ferry_proto_progress_sends(void)
             op_pool = op;
         }
     }
-    return moved;
+    long pieces = push_pieces;
+    push_pieces = 0;
+    return moved + (int)pieces;
 }

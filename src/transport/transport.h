@@ -5,7 +5,8 @@
  * asked for, at most max_payload), fill it, commit it. Packets to one peer are delivered in
  * the order they were committed. Receiving: poll() hands every arrived packet
  * to ferry_proto_receive() and releases the slot once that returns.
- * Single copy: a transport may offer pull(), reading a peer's memory directly. */
+ * Single copy: a transport may offer pull() and push(), reading and writing a
+ * peer's memory directly. */
 #ifndef FERRY_TRANSPORT_H
 #define FERRY_TRANSPORT_H
 #include <stddef.h>
@@ -33,7 +34,11 @@ struct ferry_transport {
      * Returns 0, or -errno (the caller then falls back to a copy protocol).
      * NULL when the transport has no single-copy mechanism. */
     int (*pull)(int peer, void *local, uint64_t remote, size_t len);
-    /* Whether pull() may be tried with this peer (probed at init). */
+    /* Single copy the other way: write len bytes from local to the peer's
+     * address `remote` (process_vm_writev). Same contract as pull(); offered
+     * and allowed together with it. */
+    int (*push)(int peer, uint64_t remote, const void *local, size_t len);
+    /* Whether pull() and push() may be tried with this peer (probed at init). */
     int (*can_pull)(int peer);
     /* Give up single copy with this peer from now on (after a failed pull). */
     void (*disable_pull)(int peer);

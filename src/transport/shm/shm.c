@@ -408,26 +408,43 @@ static size_t shm_max_payload(int peer)
     return shm.max_packet - sizeof(struct ferry_pkt);
 }
 
-static int shm_pull(int peer, void *local, uint64_t remote, size_t len)
+/* Testing: Cross Memory Attach denied mid-run. FERRY_SHM_FAULT_PULL counts
+ * pulls and pushes together, FERRY_SHM_FAULT_PUSH pushes alone. */
+static int cma_fault(int write)
 {
-    char *dst = local;
-    if (FERRY_UNLIKELY(ferry_cfg.shm_fault_pull >= 0)) {
-        /* testing (FERRY_SHM_FAULT_PULL): Cross Memory Attach denied mid-run */
-        static long pulls;
-        if (++pulls > ferry_cfg.shm_fault_pull)
-            return -EPERM;
-    }
+    static long calls, pushes;
+    if (FERRY_UNLIKELY(ferry_cfg.shm_fault_pull >= 0) && ++calls > ferry_cfg.shm_fault_pull)
+        return 1;
+    return write && FERRY_UNLIKELY(ferry_cfg.shm_fault_push >= 0) && ++pushes > ferry_cfg.shm_fault_push;
+}
+
+/* One direction of Cross Memory Attach, repeated over short transfers. */
+static int cma_copy(int peer, char *local, uint64_t remote, size_t len, int write)
+{
+    if (cma_fault(write))
+        return -EPERM;
     while (len > 0) {
-        struct iovec l = {dst, len};
+        struct iovec l = {local, len};
         struct iovec r = {(void *)(uintptr_t)remote, len};
-        ssize_t n = process_vm_readv(ferry_rt.peers[peer].pid, &l, 1, &r, 1, 0);
+        ssize_t n = write ? process_vm_writev(ferry_rt.peers[peer].pid, &l, 1, &r, 1, 0)
+                          : process_vm_readv(ferry_rt.peers[peer].pid, &l, 1, &r, 1, 0);
         if (n <= 0)
             return n < 0 ? -errno : -EIO;
-        dst += n;
+        local += n;
         remote += (uint64_t)n;
         len -= (size_t)n;
     }
     return 0;
+}
+
+static int shm_pull(int peer, void *local, uint64_t remote, size_t len)
+{
+    return cma_copy(peer, local, remote, len, 0);
+}
+
+static int shm_push(int peer, uint64_t remote, const void *local, size_t len)
+{
+    return cma_copy(peer, (char *)local, remote, len, 1);
 }
 
 static int shm_can_pull(int peer)
@@ -449,6 +466,7 @@ const struct ferry_transport ferry_transport_shm = {
     .commit = shm_commit,
     .max_payload = shm_max_payload,
     .pull = shm_pull,
+    .push = shm_push,
     .can_pull = shm_can_pull,
     .disable_pull = shm_disable_pull,
     .sleep = shm_sleep,
