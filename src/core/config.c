@@ -56,12 +56,14 @@ static const struct config_var vars[] = {
      "(process_vm_readv) when the peer allows it. -1: from the cost model."},
     {"FERRY_CMA_MAX", &ferry_cfg.cma_max, -1, -1, 1L << 50,
      "Rendezvous messages from this size up take the pipelined copy through the rings instead of single "
-     "copy. -1: from the cost model (on the development VM the pipeline won at every size)."},
+     "copy. -1: from the cost model (on the development VM split single copy won at every "
+     "rendezvous size, and pulled single copy at none)."},
     {"FERRY_SPLIT_MIN", &ferry_cfg.split_min, -1, -1, 1L << 50,
      "Rendezvous messages from this size up (and below FERRY_SPLIT_MAX) use split single copy when the peer "
      "allows it: the sender writes the head of the message into the receiver's buffer (process_vm_writev) "
-     "while the receiver pulls the tail, so both cores copy at once. Checked before FERRY_CMA_MIN/MAX. "
-     "-1: from the cost model."},
+     "while the receiver pulls the tail, so both cores copy at once. Checked before FERRY_CMA_MIN/MAX; "
+     "-1: from the cost model, or none when FERRY_CMA_MIN/MAX are set and these are not. FERRY_CMA=0 turns "
+     "it off with pulled single copy."},
     {"FERRY_SPLIT_MAX", &ferry_cfg.split_max, -1, -1, 1L << 50,
      "Rendezvous messages from this size up no longer use split single copy. -1: from the cost model."},
     {"FERRY_SPLIT_SHARE", &ferry_cfg.split_share, 50, 0, 100,

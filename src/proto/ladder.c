@@ -21,18 +21,24 @@ struct curve {
 
 const char *const ferry_mech_names[FERRY_MECH_COUNT] = {"eager", "pipeline", "cma", "split"};
 
-/* Built-in model: one-way ping-pong times (us), the fastest of 5
- * repetitions, measured with `ferry-tune --p2p` on the development machine (a
- * 2-core AMD EPYC VM, 2 MiB rings, run under SCHED_FIFO so that nothing else
- * interfered). There the pipelined copy through the rings beats
- * process_vm_readv at every size (the two overlapped copies run from cache on
- * both cores; single copy pins and copies page by page), and eager beats the
- * pipeline up to the largest packet. */
+/* Built-in model, measured on the development machine (a 2-core AMD EPYC
+ * VM, 2 MiB rings). Eager and cma: one-way ping-pong times (us), the fastest
+ * of 5 repetitions (`ferry-tune --p2p` before it measured streams too).
+ * Pipeline and split: the cost ferry-tune now measures, the mean of
+ * ping-pong one-way and streaming time per message, averaged over a run in
+ * the VM's fast state and six in its slow one (it switches every few
+ * minutes). The pipeline's two overlapped copies are fastest while both
+ * buffers sit in cache (ping-pong: 9 us at 256 KiB against 12 for split),
+ * but a stream through the rings ran anywhere between 2.4 and 33 GB/s from
+ * one run to the next, while split single copy, both cores copying half,
+ * streamed 17-24 GB/s in every run from 256 KiB to 4 MiB; so split carries
+ * every rendezvous size here, and eager beats both up to the largest packet.
+ * Pulled single copy (cma) is never cheaper than split. */
 static const struct curve builtin[FERRY_MECH_COUNT] = {
     [FERRY_MECH_EAGER] = {7, {{0, 0.118}, {1024, 0.276}, {2048, 0.342}, {4096, 0.616}, {8192, 1.05}, {16384, 1.18}, {32704, 1.91}}},
-    [FERRY_MECH_PIPELINE] = {15, {{1024, 0.474}, {2048, 0.566}, {4096, 0.871}, {8192, 1.38}, {16384, 1.39}, {32768, 2.23}, {65536, 3.08}, {131072, 4.82}, {262144, 8.53}, {524288, 16.3}, {1048576, 33.9}, {2097152, 66.4}, {4194304, 130}, {8388608, 400}, {16777216, 1.61e+03}}},
+    [FERRY_MECH_PIPELINE] = {15, {{1024, 0.606}, {2048, 0.813}, {4096, 1.4}, {8192, 2}, {16384, 3.17}, {32768, 5.96}, {65536, 10}, {131072, 18.7}, {262144, 39.3}, {524288, 72.3}, {1048576, 161}, {2097152, 324}, {4194304, 545}, {8388608, 1.15e+03}, {16777216, 2.6e+03}}},
     [FERRY_MECH_CMA] = {15, {{1024, 2.06}, {2048, 2.1}, {4096, 2.54}, {8192, 3.21}, {16384, 4.71}, {32768, 7.35}, {65536, 12.6}, {131072, 22.8}, {262144, 43.7}, {524288, 78.2}, {1048576, 123}, {2097152, 207}, {4194304, 393}, {8388608, 1.26e+03}, {16777216, 3.61e+03}}},
-    [FERRY_MECH_SPLIT] = {2, {{0, 1e30}, {1, 1e30}}},
+    [FERRY_MECH_SPLIT] = {15, {{1024, 1.57}, {2048, 1.75}, {4096, 2.32}, {8192, 2.89}, {16384, 4.61}, {32768, 4.11}, {65536, 5.87}, {131072, 9.85}, {262144, 16.7}, {524288, 29.7}, {1048576, 51.1}, {2097152, 93}, {4194304, 202}, {8388608, 534}, {16777216, 1.52e+03}}},
 };
 
 static struct curve model[FERRY_MECH_COUNT];
@@ -182,6 +188,8 @@ static void derive_thresholds(void)
     ferry_ladder.cma_max = threshold(ferry_cfg.cma_max, cma.max);
     if (ferry_cfg.cma_min >= 0 && ferry_cfg.cma_max < 0 && ferry_ladder.cma_max <= ferry_ladder.cma_min)
         ferry_ladder.cma_max = SIZE_MAX;   /* a lower bound alone: single copy from there up */
+    if ((ferry_cfg.cma_min >= 0 || ferry_cfg.cma_max >= 0) && ferry_cfg.split_min < 0 && ferry_cfg.split_max < 0)
+        split.min = split.max = 0;   /* pulled single copy asked for by range: split only where asked too */
     ferry_ladder.split_min = threshold(ferry_cfg.split_min, split.min);
     ferry_ladder.split_max = threshold(ferry_cfg.split_max, split.max);
     if (ferry_cfg.split_min >= 0 && ferry_cfg.split_max < 0 && ferry_ladder.split_max <= ferry_ladder.split_min)

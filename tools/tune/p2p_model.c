@@ -1,12 +1,18 @@
 /* ferry-tune --p2p: measure the point-to-point cost model (proto/ladder.h).
  *
- * Ranks 0 and 1 ping-pong messages of sizes 0, 1 KiB, 2 KiB, ... 16 MiB with
+ * Ranks 0 and 1 send messages of sizes 0, 1 KiB, 2 KiB, ... 16 MiB with
  * each mechanism forced in turn (MPIX_Ferry_p2p_set): eager up to one
- * packet's payload, the pipelined copy and single copy at every size. The
- * one-way time of a size is the fastest of several repetitions (a
- * repetition that a neighbour's process interrupted is not the machine's
- * cost). Written as "MECHANISM BYTES USEC" lines for FERRY_P2P_MODEL. Other
- * ranks, if any, wait. */
+ * packet's payload, the pipelined copy and single copy (pulled, and split
+ * between both ends) at every size. A mechanism's cost at a size is the mean
+ * of two times per message: ping-pong one-way (the latency one message sees,
+ * with both buffers hot in cache) and streaming (a window of messages in
+ * flight one way, the time per message: what bandwidth-bound traffic sees).
+ * Either alone misleads: ping-pong favours the pipelined copy, whose two
+ * copies run from cache, while a stream of large messages runs it at a
+ * fraction of single copy's speed. Each time is the fastest of several
+ * repetitions (a repetition that a neighbour's process interrupted is not
+ * the machine's cost). Written as "MECHANISM BYTES USEC" lines for
+ * FERRY_P2P_MODEL. Other ranks, if any, wait. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,9 +42,39 @@ static double pingpong(int rank, char *buf, size_t bytes, int iters, int reps)
     return best;
 }
 
+#define STREAM_WINDOW 8
+
+/* streaming: microseconds per message of a window of STREAM_WINDOW sends
+ * rank 0 -> 1 and a zero-byte ack, the best of `reps` repetitions */
+static double stream(int rank, char *buf, size_t bytes, int iters, int reps)
+{
+    MPI_Request req[STREAM_WINDOW];
+    double best = 1e30;
+    for (int r = 0; r < reps; r++) {
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < iters; i++) {
+            for (int w = 0; w < STREAM_WINDOW; w++) {
+                if (rank == 0)
+                    MPI_Isend(buf, (int)bytes, MPI_BYTE, 1, 2, MPI_COMM_WORLD, &req[w]);
+                else
+                    MPI_Irecv(buf, (int)bytes, MPI_BYTE, 0, 2, MPI_COMM_WORLD, &req[w]);
+            }
+            MPI_Waitall(STREAM_WINDOW, req, MPI_STATUSES_IGNORE);
+            if (rank == 0)
+                MPI_Recv(NULL, 0, MPI_BYTE, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            else
+                MPI_Send(NULL, 0, MPI_BYTE, 0, 3, MPI_COMM_WORLD);
+        }
+        double t = (MPI_Wtime() - t0) / iters / STREAM_WINDOW * 1e6;
+        best = t < best ? t : best;
+    }
+    return best;
+}
+
 int ferry_tune_p2p(int rank, int size, const char *out, size_t maxbytes, int verbose, int quick)
 {
-    static const char *const mechs[] = {"eager", "pipeline", "cma"};
+    static const char *const mechs[] = {"eager", "pipeline", "cma", "split"};
+    const int nmech = (int)(sizeof mechs / sizeof mechs[0]);
     if (size < 2) {
         if (rank == 0)
             fprintf(stderr, "ferry-tune --p2p: needs 2 ranks (mpiexec -n 2)\n");
@@ -52,11 +88,16 @@ int ferry_tune_p2p(int rank, int size, const char *out, size_t maxbytes, int ver
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     if (f)
-        fprintf(f, "# Ferry point-to-point cost model (ferry-tune --p2p): one-way microseconds per mechanism\n"
-                   "# and message size, best of 5 repetitions; use with FERRY_P2P_MODEL=%s\n", out);
-    char *buf = calloc(1, maxbytes ? maxbytes : 1);
+        fprintf(f, "# Ferry point-to-point cost model (ferry-tune --p2p): microseconds per message for each\n"
+                   "# mechanism and size, the mean of ping-pong one-way and streaming (window of %d) times,\n"
+                   "# each the best of 5 repetitions; use with FERRY_P2P_MODEL=%s\n",
+                STREAM_WINDOW, out);
+    /* page-aligned and touched, as an application's buffers would be */
+    size_t len = ((maxbytes ? maxbytes : 1) + 4095) & ~(size_t)4095;
+    char *buf = aligned_alloc(4096, len);
+    memset(buf, 1, len);
     if (pair != MPI_COMM_NULL) {
-        for (int m = 0; m < 3; m++) {
+        for (int m = 0; m < nmech; m++) {
             size_t limit;
             MPIX_Ferry_p2p_set(mechs[m], 1 - rank, &limit);
             if (limit == 0 && rank == 0)
@@ -71,11 +112,13 @@ int ferry_tune_p2p(int rank, int size, const char *out, size_t maxbytes, int ver
                     iters = iters / 100 + 1;
                 MPI_Barrier(pair);
                 pingpong(rank, buf, bytes, iters / 10 + 1, 1);   /* warm-up */
-                double t = pingpong(rank, buf, bytes, iters, 5);
+                double pp = pingpong(rank, buf, bytes, iters, 5);
+                double st = stream(rank, buf, bytes, iters / STREAM_WINDOW + 1, 5);
+                double t = (pp + st) / 2;
                 if (f)
-                    fprintf(f, "%-8s %9zu %10.3f\n", mechs[m], bytes, t);
+                    fprintf(f, "%-8s %9zu %10.3f   # ping-pong %.3f, stream %.3f\n", mechs[m], bytes, t, pp, st);
                 if (verbose && rank == 0)
-                    printf("  %-8s %9zu B %10.3f us\n", mechs[m], bytes, t);
+                    printf("  %-8s %9zu B %10.3f us (ping-pong %.3f, stream %.3f)\n", mechs[m], bytes, t, pp, st);
             }
             MPIX_Ferry_p2p_set("auto", 1 - rank, NULL);
         }
