@@ -158,8 +158,11 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
     enum ferry_mech m = FERRY_MECH_PIPELINE;
     if (addr && tr->pull && tr->can_pull(src_world) && ferry_dt_is_contig(r->dt, r->count))
         m = ferry_ladder_rndv(bytes);
-    if (m == FERRY_MECH_SPLIT && bytes > r->bytes)
-        m = FERRY_MECH_CMA;   /* truncated: the receiver alone decides what lands */
+    /* truncated: the receiver alone decides what lands. Ranks outnumber
+     * CPUs: the sender's half would wait until the sender is scheduled (it
+     * may sleep), and there is no second core to copy on anyway */
+    if (m == FERRY_MECH_SPLIT && (bytes > r->bytes || ferry_rt.oversubscribed))
+        m = FERRY_MECH_CMA;
     struct pull *p;
     switch (m) {
     case FERRY_MECH_SPLIT: {
