@@ -4,8 +4,11 @@
  *               as soon as the packet is in the transport.
  *   rendezvous  larger or synchronous: RTS {size, cookie, address}. When the
  *               receive matches, the receiver either pulls the data itself
- *               with the transport's single-copy pull() and answers FIN, or
- *               answers CTS and the sender streams DATA packets (pipelined
+ *               with the transport's single-copy pull() and answers FIN; or
+ *               splits the copy (CTS with FLAG_SPLIT naming its buffer: the
+ *               sender writes the head with push() and answers PUSHED while
+ *               the receiver pulls the tail and answers FIN); or answers CTS
+ *               and the sender streams DATA packets (pipelined
  *               copy-in/copy-out), packing and unpacking piece by piece.
  *
  * Incoming packets are dispatched on their type through one table (recv.c). */
