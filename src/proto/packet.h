@@ -15,7 +15,8 @@
 enum ferry_pkt_type {
     FERRY_PKT_EAGER = 1,   /* whole message in the payload */
     FERRY_PKT_RTS,         /* rendezvous request to send: size, sender cookie, sender address */
-    FERRY_PKT_CTS,         /* receiver matched, no single copy: send me DATA packets from `offset` on;
+    FERRY_PKT_CTS,         /* receiver matched, no single copy: send me DATA packets from `offset` up
+                            * to msg_bytes (0: to the end);
                             * FLAG_SPLIT: write [0, offset) into my buffer at `addr` yourself
                             * (single copy) while I pull the rest, then answer PUSHED */
     FERRY_PKT_DATA,        /* a piece of a rendezvous message at `offset` */
@@ -23,7 +24,8 @@ enum ferry_pkt_type {
     FERRY_PKT_CANCEL,      /* sender cancels message msg_id: take it off your unexpected queue if it is there */
     FERRY_PKT_CANCEL_REPLY,/* answer to CANCEL for sender cookie sreq; FLAG_CANCELLED: it was removed */
     FERRY_PKT_PUSHED,      /* split single copy: the sender wrote `offset` bytes from the start of
-                            * the receiver's buffer (any rest of its share follows as DATA) */
+                            * the receiver's buffer (any rest of its share follows as DATA);
+                            * FLAG_DECLINED: it wrote nothing, pull [0, msg_bytes) from `addr` */
     FERRY_PKT_TYPE_COUNT
 };
 
@@ -60,5 +62,6 @@ static_assert(offsetof(struct ferry_pkt, inline_data) == 32, "inline data fills 
 #define FERRY_PKT_FLAG_INLINE 0x2   /* EAGER: the message is in inline_data */
 #define FERRY_PKT_FLAG_CANCELLED 0x4 /* CANCEL_REPLY: the message was removed, it will never be received */
 #define FERRY_PKT_FLAG_SPLIT 0x8    /* CTS: split single copy (see FERRY_PKT_CTS) */
+#define FERRY_PKT_FLAG_DECLINED 0x10 /* PUSHED: the sender is busy copying; the receiver pulls its share */
 
 #endif

@@ -37,6 +37,9 @@ void ferry_proto_irecv(struct ferry_request *r);
 void ferry_proto_mrecv(struct ferry_request *r, struct ferry_unexp *u);
 /* Called by transports for every packet that arrives from world rank src. */
 void ferry_proto_receive(int src, const struct ferry_pkt *pkt);
+/* Whether this rank is pulling a message right now (its core is busy
+ * copying: a sender then leaves its share of a split copy to the receiver). */
+int ferry_proto_pulling(void);
 /* Advance single-copy pulls by one piece each; returns how many are active. */
 int ferry_proto_progress_pulls(void);
 /* Push queued packets into transports; returns how many went out. */

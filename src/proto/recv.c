@@ -50,13 +50,16 @@ static void rndv_landed(struct ferry_request *r, size_t n)
         finish_recv(r, r->status.MPI_SOURCE, r->status.MPI_TAG, r->msg_bytes);
 }
 
-/* CTS: stream me DATA from `offset` on (FLAG_SPLIT: see packet.h). */
-static void send_cts(int peer, uint64_t sreq, struct ferry_request *r, size_t offset, int split, uint64_t addr)
+/* CTS: stream me DATA [offset, end) (end 0: to the end of the message), or
+ * with FLAG_SPLIT write [0, offset) to addr (see packet.h). */
+static void send_cts(int peer, uint64_t sreq, struct ferry_request *r, size_t offset, size_t end, int split,
+                     uint64_t addr)
 {
     struct ferry_pkt p;
     memset(&p, 0, sizeof p);
     p.type = FERRY_PKT_CTS;
     p.flags = split ? FERRY_PKT_FLAG_SPLIT : 0;
+    p.msg_bytes = end;
     p.sreq = sreq;
     p.rreq = (uint64_t)(uintptr_t)r;
     p.offset = offset;
@@ -74,11 +77,17 @@ struct pull {
     int src, tag;             /* the message's envelope, for the status */
     uint64_t addr, sreq;      /* sender's buffer and request cookie */
     size_t n, done;           /* pull up to n bytes (capped at the receive size); position reached */
+    size_t end;               /* split: what the sender streams if this pull fails ([done, end); 0: to the end) */
     size_t msg_bytes;
     int split;                /* split single copy: pieces count into r->done_bytes */
     struct pull *next;
 };
 static struct pull *pulls;
+
+int ferry_proto_pulling(void)
+{
+    return pulls != NULL;
+}
 
 /* One piece of p; returns 1 when p is finished (done, or fallen back to the
  * copy path: nothing is lost, the sender then streams what is missing --
@@ -93,7 +102,7 @@ static int pull_step(struct pull *p)
         ferry_log(1, "single copy from rank %d failed (%s); using the copy path with that rank from now on",
                   p->peer, strerror(-rc));
         tr->disable_pull(p->peer);
-        send_cts(p->peer, p->sreq, p->r, p->split ? p->done : 0, 0, 0);
+        send_cts(p->peer, p->sreq, p->r, p->split ? p->done : 0, p->split ? p->end : 0, 0, 0);
         return 1;
     }
     p->done += len;
@@ -170,7 +179,7 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
          * cache line so neither copy shares a line with the other */
         size_t h = (size_t)((double)bytes * (double)ferry_cfg.split_share / 100.0) & ~(size_t)63;
         r->split_left = 1;   /* PUSHED to come */
-        send_cts(src_world, sreq, r, h, 1, (uint64_t)(uintptr_t)ferry_dt_contig_ptr(r->dt, r->buf));
+        send_cts(src_world, sreq, r, h, 0, 1, (uint64_t)(uintptr_t)ferry_dt_contig_ptr(r->dt, r->buf));
         p = ferry_xmalloc(sizeof *p);
         *p = (struct pull){.r = r, .peer = src_world, .src = src, .tag = tag, .addr = addr, .sreq = sreq,
                            .n = bytes, .done = h, .msg_bytes = bytes, .split = 1};
@@ -184,7 +193,7 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
         start_pull(p);
         return;
     default:
-        send_cts(src_world, sreq, r, 0, 0, 0);
+        send_cts(src_world, sreq, r, 0, 0, 0, 0);
         return;
     }
 }
@@ -279,12 +288,22 @@ static void on_data(int src, const struct ferry_pkt *pkt)
     rndv_landed(r, n);
 }
 
-/* Split single copy: the sender's share of the message is in our buffer. */
+/* Split single copy: the sender's share of the message is in our buffer,
+ * or it declined to copy it. */
 static void on_pushed(int src, const struct ferry_pkt *pkt)
 {
-    (void)src;
     struct ferry_request *r = (struct ferry_request *)(uintptr_t)pkt->rreq;
     r->split_left = 0;
+    if (pkt->flags & FERRY_PKT_FLAG_DECLINED) {
+        /* the sender's core is busy: pull its share [0, msg_bytes) too (a
+         * second pull, with its own FIN -- the sender waits for both) */
+        struct pull *p = ferry_xmalloc(sizeof *p);
+        *p = (struct pull){.r = r, .peer = src, .src = r->status.MPI_SOURCE, .tag = r->status.MPI_TAG,
+                           .addr = pkt->addr, .sreq = pkt->sreq, .n = pkt->msg_bytes, .end = pkt->msg_bytes,
+                           .msg_bytes = r->msg_bytes, .split = 1};
+        start_pull(p);
+        return;
+    }
     rndv_landed(r, pkt->offset);
 }
 

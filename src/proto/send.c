@@ -334,23 +334,40 @@ void ferry_proto_send_ctrl(int peer, const struct ferry_pkt *hdr)
     submit(peer, op);
 }
 
-/* CTS: the receiver matched and wants the data streamed from `offset` on,
- * or (FLAG_SPLIT) our share [0, offset) written into its buffer. Queued
- * behind whatever is already queued for that peer. */
+/* CTS: the receiver matched and wants the data streamed [offset, msg_bytes)
+ * (0: to the end), or (FLAG_SPLIT) our share [0, offset) written into its
+ * buffer. Queued behind whatever is already queued for that peer. A rank
+ * that is pulling a message itself leaves its share to the receiver (two
+ * busy cores gain nothing from splitting, and one copy per message is less
+ * work than two halves): PUSHED with FLAG_DECLINED, and a FIN for each of
+ * the receiver's two pulls. */
 void ferry_proto_on_cts(int src, const struct ferry_pkt *pkt)
 {
     struct ferry_request *r = (struct ferry_request *)(uintptr_t)pkt->sreq;
     r->remote_cookie = pkt->rreq;
     struct out_op *op;
+    if ((pkt->flags & FERRY_PKT_FLAG_SPLIT) && ferry_proto_pulling()) {
+        r->split_left = 2;   /* the receiver's two FINs (or their fallbacks' DATA) */
+        ferry_log(2, "split single copy to rank %d: busy pulling, the receiver pulls all %zu bytes", src, (size_t)r->bytes);
+        struct ferry_pkt p;
+        fill_envelope(&p, r, FERRY_PKT_PUSHED);
+        p.flags = FERRY_PKT_FLAG_DECLINED;
+        p.rreq = r->remote_cookie;
+        p.msg_bytes = pkt->offset;   /* the share the receiver now pulls */
+        p.addr = (uint64_t)(uintptr_t)ferry_dt_contig_ptr(r->dt, r->buf);
+        ferry_proto_send_ctrl(src, &p);
+        return;
+    }
     if (pkt->flags & FERRY_PKT_FLAG_SPLIT) {
         r->split_left = 2;
         op = op_new(OUT_PUSH, r);
         op->raddr = pkt->addr;
+        op->end = pkt->offset;
     } else {
         op = op_new(OUT_DATA, r);
         op->offset = pkt->offset;
+        op->end = pkt->msg_bytes ? pkt->msg_bytes : r->bytes;
     }
-    op->end = pkt->flags & FERRY_PKT_FLAG_SPLIT ? pkt->offset : r->bytes;
     submit(src, op);
 }
 
