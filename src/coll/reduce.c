@@ -65,15 +65,29 @@ void *build_reduce_binomial(struct ferry_sched *s, const struct red *R, const vo
         }
         return NULL;
     }
-    void *acc = red_acc(s, R, src, r == root ? dst : NULL);
-    void *tmp = sched_tmp(s, R->unit, R->n);
-    for (int mask = 1; mask < n; mask <<= 1) {
+    void *acc, *tmp = NULL;
+    int mask = 1;
+    if (r == root && dst && dst != src && R->dt == R->unit && rel + 1 < n) {
+        /* the first child's vector goes straight into the result buffer,
+         * then dst = src op dst (own contribution first: the order holds for
+         * non-commutative ops too): no copy of src, no temporary when there
+         * is one child (2 ranks) */
+        acc = dst;
+        sched_recv(s, dst, R->n, R->unit, (r + 1) % n);
+        sched_reduce(s, src, dst, R->n, R->unit, 0);
+        mask = 2;
+    } else {
+        acc = red_acc(s, R, src, r == root ? dst : NULL);
+    }
+    for (; mask < n; mask <<= 1) {
         if (rel & mask) {
             sched_fence(s);
             sched_send(s, acc, R->n, R->unit, (r - mask + n) % n);
             break;
         }
         if (rel + mask < n) {
+            if (!tmp)
+                tmp = sched_tmp(s, R->unit, R->n);
             sched_recv(s, tmp, R->n, R->unit, (r + mask) % n);
             sched_reduce(s, tmp, acc, R->n, R->unit, 1);   /* acc = acc op (ranks above) */
         }
@@ -241,11 +255,28 @@ int allreduce_rd(struct ferry_sched *s, const struct ferry_coll_args *a)
     b.pof2 = pof2_floor(s->size);
     b.rem = s->size - b.pof2;
     b.newrank = r < 2 * b.rem ? (r & 1 ? r / 2 : -1) : r - b.rem;
-    void *acc = red_acc(s, &R, contribution(a), a->rbuf);
-    void *tmp = sched_tmp(s, R.unit, R.n);
-    rab_fold(s, &R, &b, acc, tmp);
+    const void *src = contribution(a);
+    int d = 1;
+    void *acc, *tmp = NULL;
+    if (b.rem == 0 && src != a->rbuf && R.dt == R.unit && b.pof2 > 1) {
+        /* the first exchange sends the user's vector and receives the
+         * partner's straight into the result buffer: no copy of src first,
+         * and no temporary at all with 2 ranks */
+        int peer = rab_real(&b, b.newrank ^ 1);
+        acc = a->rbuf;
+        sched_send(s, src, R.n, R.unit, peer);
+        sched_recv(s, acc, R.n, R.unit, peer);
+        sched_reduce(s, src, acc, R.n, R.unit, peer < r);   /* lower ranks' data on the left */
+        d = 2;
+    } else {
+        acc = red_acc(s, &R, src, a->rbuf);
+        tmp = sched_tmp(s, R.unit, R.n);
+        rab_fold(s, &R, &b, acc, tmp);
+    }
     if (b.newrank >= 0) {
-        for (int d = 1; d < b.pof2; d <<= 1) {
+        for (; d < b.pof2; d <<= 1) {
+            if (!tmp)
+                tmp = sched_tmp(s, R.unit, R.n);
             int peer = rab_real(&b, b.newrank ^ d);
             sched_send(s, acc, R.n, R.unit, peer);
             sched_recv(s, tmp, R.n, R.unit, peer);

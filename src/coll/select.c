@@ -384,8 +384,8 @@ static const char *builtin(int kind, size_t bytes, int n)
         return n <= 8 ? "linear" : "pairwise";
     case FERRY_COLL_REDUCE:   /* 2 ranks: one message and one local reduction at every size */
         return bytes <= 65536 || n <= 2 ? "binomial" : "redscat_gather";
-    case FERRY_COLL_ALLREDUCE:
-        if (bytes <= 8192)
+    case FERRY_COLL_ALLREDUCE:   /* 2 ranks: one exchange straight into the result buffer */
+        if (bytes <= 8192 || n <= 2)
             return "recursive_doubling";
         return bytes <= (4u << 20) ? "redscat_allgather" : "ring";
     case FERRY_COLL_REDUCE_SCATTER:
