@@ -72,10 +72,15 @@ static int pset_index(const char *name)
     return -1;
 }
 
-/* The index of a process set the caller names, or MPI_ERR_ARG through the
- * session's handler. */
-static int find_pset(struct session *s, const char *name, int *index, const char *fn)
+/* The session and the index of a process set the caller names: MPI_ERR_SESSION
+ * for a bad handle, MPI_ERR_ARG (through the session's handler) for an
+ * unknown set. */
+static int find_pset(MPI_Session session, const char *name, struct session **sp, int *index, const char *fn)
 {
+    int rc = check_session(session, sp, fn);
+    if (rc)
+        return rc;
+    struct session *s = *sp;
     *index = pset_index(name);
     if (*index < 0)
         return session_error(s, MPI_ERR_ARG, fn, "unknown process set \"%s\"", name ? name : "(null)");
@@ -195,11 +200,9 @@ int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_I
 {
     struct session *s;
     const char *fn = "MPI_Session_get_pset_info";
-    int rc = check_session(session, &s, fn);
-    if (rc)
-        return rc;
     int i;
-    if ((rc = find_pset(s, pset_name, &i, fn)))
+    int rc = find_pset(session, pset_name, &s, &i, fn);
+    if (rc)
         return rc;
     if (!info)
         return session_error(s, MPI_ERR_ARG, fn, "info pointer is NULL%s", "");
@@ -216,11 +219,9 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
 {
     struct session *s;
     const char *fn = "MPI_Group_from_session_pset";
-    int rc = check_session(session, &s, fn);
-    if (rc)
-        return rc;
     int i;
-    if ((rc = find_pset(s, pset_name, &i, fn)))
+    int rc = find_pset(session, pset_name, &s, &i, fn);
+    if (rc)
         return rc;
     if (!newgroup)
         return session_error(s, MPI_ERR_ARG, fn, "group pointer is NULL%s", "");

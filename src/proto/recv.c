@@ -72,13 +72,10 @@ static void send_cts(int peer, uint64_t sreq, struct ferry_request *r, size_t of
  * other traffic (or a test of another request) for longer than one piece. A
  * split pull reads only the tail [from, n) while the sender writes the head. */
 struct pull {
-    struct ferry_request *r;
-    int peer;                 /* world rank of the sender */
-    int src, tag;             /* the message's envelope, for the status */
+    struct ferry_request *r;  /* sender (world_peer), envelope (status) and size (msg_bytes) are in r */
     uint64_t addr, sreq;      /* sender's buffer and request cookie */
     size_t n, done;           /* pull up to n bytes (capped at the receive size); position reached */
     size_t end;               /* split: what the sender streams if this pull fails ([done, end); 0: to the end) */
-    size_t msg_bytes;
     int split;                /* split single copy: pieces count into r->done_bytes */
     struct pull *next;
 };
@@ -94,27 +91,29 @@ int ferry_proto_pulling(void)
  * the whole message, or a split's tail from where the pull stopped). */
 static int pull_step(struct pull *p)
 {
-    const struct ferry_transport *tr = ferry_rt.peers[p->peer].tr;
-    char *dst = (char *)ferry_dt_contig_ptr(p->r->dt, p->r->buf);
+    struct ferry_request *r = p->r;
+    int peer = r->world_peer;
+    const struct ferry_transport *tr = ferry_rt.peers[peer].tr;
+    char *dst = (char *)ferry_dt_contig_ptr(r->dt, r->buf);
     size_t len = FERRY_MIN((size_t)ferry_cfg.cma_chunk, p->n - p->done);
-    int rc = len ? tr->pull(p->peer, dst + p->done, p->addr + p->done, len) : 0;
+    int rc = len ? tr->pull(peer, dst + p->done, p->addr + p->done, len) : 0;
     if (rc) {
         ferry_log(1, "single copy from rank %d failed (%s); using the copy path with that rank from now on",
-                  p->peer, strerror(-rc));
-        tr->disable_pull(p->peer);
-        send_cts(p->peer, p->sreq, p->r, p->split ? p->done : 0, p->split ? p->end : 0, 0, 0);
+                  peer, strerror(-rc));
+        tr->disable_pull(peer);
+        send_cts(peer, p->sreq, r, p->split ? p->done : 0, p->split ? p->end : 0, 0, 0);
         return 1;
     }
     p->done += len;
     if (p->split)
-        p->r->done_bytes += len;
+        r->done_bytes += len;
     if (p->done < p->n)
         return 0;
-    send_ctrl(p->peer, FERRY_PKT_FIN, p->sreq, 0);
+    send_ctrl(peer, FERRY_PKT_FIN, p->sreq, 0);
     if (p->split)
-        rndv_landed(p->r, 0);
+        rndv_landed(r, 0);
     else
-        finish_recv(p->r, p->src, p->tag, p->msg_bytes);
+        finish_recv(r, r->status.MPI_SOURCE, r->status.MPI_TAG, r->msg_bytes);
     return 1;
 }
 
@@ -134,8 +133,13 @@ int ferry_proto_progress_pulls(void)
     return work;
 }
 
-static void start_pull(struct pull *p)
+/* Pull [from, n) of the message r matched (r->world_peer, r->status and
+ * r->msg_bytes set) from the sender's buffer at addr; end: see struct pull. */
+static void start_pull(struct ferry_request *r, uint64_t addr, uint64_t sreq, size_t from, size_t n, size_t end,
+                       int split)
 {
+    struct pull *p = ferry_xmalloc(sizeof *p);
+    *p = (struct pull){.r = r, .addr = addr, .sreq = sreq, .n = n, .done = from, .end = end, .split = split};
     /* the first piece now (a message of one piece completes here) */
     if (pull_step(p)) {
         free(p);
@@ -160,7 +164,6 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
         finish_recv(r, src, tag, 0);
         return;
     }
-    size_t n = FERRY_MIN(bytes, r->bytes);
     /* single copy where the ladder's cost model says it beats the pipelined
      * copy through the rings (ladder.h), both buffers are contiguous and the
      * peer allows it */
@@ -172,7 +175,6 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
      * may sleep), and there is no second core to copy on anyway */
     if (m == FERRY_MECH_SPLIT && (bytes > r->bytes || ferry_rt.oversubscribed))
         m = FERRY_MECH_CMA;
-    struct pull *p;
     switch (m) {
     case FERRY_MECH_SPLIT: {
         /* the sender writes the head [0, h), this rank pulls the tail; h on a
@@ -180,17 +182,11 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
         size_t h = (size_t)((double)bytes * (double)ferry_cfg.split_share / 100.0) & ~(size_t)63;
         r->split_left = 1;   /* PUSHED to come */
         send_cts(src_world, sreq, r, h, 0, 1, (uint64_t)(uintptr_t)ferry_dt_contig_ptr(r->dt, r->buf));
-        p = ferry_xmalloc(sizeof *p);
-        *p = (struct pull){.r = r, .peer = src_world, .src = src, .tag = tag, .addr = addr, .sreq = sreq,
-                           .n = bytes, .done = h, .msg_bytes = bytes, .split = 1};
-        start_pull(p);
+        start_pull(r, addr, sreq, h, bytes, 0, 1);
         return;
     }
     case FERRY_MECH_CMA:
-        p = ferry_xmalloc(sizeof *p);
-        *p = (struct pull){.r = r, .peer = src_world, .src = src, .tag = tag, .addr = addr, .sreq = sreq,
-                           .n = n, .msg_bytes = bytes};
-        start_pull(p);
+        start_pull(r, addr, sreq, 0, FERRY_MIN(bytes, r->bytes), 0, 0);
         return;
     default:
         send_cts(src_world, sreq, r, 0, 0, 0, 0);
@@ -292,16 +288,13 @@ static void on_data(int src, const struct ferry_pkt *pkt)
  * or it declined to copy it. */
 static void on_pushed(int src, const struct ferry_pkt *pkt)
 {
+    (void)src;   /* the sender is r->world_peer */
     struct ferry_request *r = (struct ferry_request *)(uintptr_t)pkt->rreq;
     r->split_left = 0;
     if (pkt->flags & FERRY_PKT_FLAG_DECLINED) {
         /* the sender's core is busy: pull its share [0, msg_bytes) too (a
          * second pull, with its own FIN -- the sender waits for both) */
-        struct pull *p = ferry_xmalloc(sizeof *p);
-        *p = (struct pull){.r = r, .peer = src, .src = r->status.MPI_SOURCE, .tag = r->status.MPI_TAG,
-                           .addr = pkt->addr, .sreq = pkt->sreq, .n = pkt->msg_bytes, .end = pkt->msg_bytes,
-                           .msg_bytes = r->msg_bytes, .split = 1};
-        start_pull(p);
+        start_pull(r, pkt->addr, pkt->sreq, 0, pkt->msg_bytes, pkt->msg_bytes, 1);
         return;
     }
     rndv_landed(r, pkt->offset);

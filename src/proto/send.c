@@ -346,9 +346,20 @@ void ferry_proto_on_cts(int src, const struct ferry_pkt *pkt)
     struct ferry_request *r = (struct ferry_request *)(uintptr_t)pkt->sreq;
     r->remote_cookie = pkt->rreq;
     struct out_op *op;
-    if ((pkt->flags & FERRY_PKT_FLAG_SPLIT) && ferry_proto_pulling()) {
-        r->split_left = 2;   /* the receiver's two FINs (or their fallbacks' DATA) */
-        ferry_log(2, "split single copy to rank %d: busy pulling, the receiver pulls all %zu bytes", src, (size_t)r->bytes);
+    if (!(pkt->flags & FERRY_PKT_FLAG_SPLIT)) {
+        op = op_new(OUT_DATA, r);
+        op->offset = pkt->offset;
+        op->end = pkt->msg_bytes ? pkt->msg_bytes : r->bytes;
+        submit(src, op);
+        return;
+    }
+    /* two events complete it: our share written and the receiver's FIN; or,
+     * declined, the FINs of the receiver's two pulls (a pull that fails
+     * turns into DATA, whose end counts instead) */
+    r->split_left = 2;
+    if (ferry_proto_pulling()) {
+        ferry_log(2, "split single copy to rank %d: busy pulling, the receiver pulls all %zu bytes", src,
+                  (size_t)r->bytes);
         struct ferry_pkt p;
         fill_envelope(&p, r, FERRY_PKT_PUSHED);
         p.flags = FERRY_PKT_FLAG_DECLINED;
@@ -358,16 +369,9 @@ void ferry_proto_on_cts(int src, const struct ferry_pkt *pkt)
         ferry_proto_send_ctrl(src, &p);
         return;
     }
-    if (pkt->flags & FERRY_PKT_FLAG_SPLIT) {
-        r->split_left = 2;
-        op = op_new(OUT_PUSH, r);
-        op->raddr = pkt->addr;
-        op->end = pkt->offset;
-    } else {
-        op = op_new(OUT_DATA, r);
-        op->offset = pkt->offset;
-        op->end = pkt->msg_bytes ? pkt->msg_bytes : r->bytes;
-    }
+    op = op_new(OUT_PUSH, r);
+    op->raddr = pkt->addr;
+    op->end = pkt->offset;
     submit(src, op);
 }
 
