@@ -51,12 +51,14 @@ static int free_keyval(enum ferry_attr_kind kind, int *keyval, const char *fn)
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn, MPI_Comm_delete_attr_function *delete_fn,
                             int *keyval, void *extra_state)
 {
+    FERRY_API_ENTER();
     return create_keyval(FERRY_ATTR_COMM, copy_fn, delete_fn, keyval, extra_state, "MPI_Comm_create_keyval");
 }
 
 #pragma weak MPI_Keyval_create = PMPI_Keyval_create
 int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
 {
+    FERRY_API_ENTER();
     return create_keyval(FERRY_ATTR_COMM, copy_fn, delete_fn, keyval, extra_state, "MPI_Keyval_create");
 }
 
@@ -64,6 +66,7 @@ int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_f
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy_fn, MPI_Type_delete_attr_function *delete_fn,
                             int *keyval, void *extra_state)
 {
+    FERRY_API_ENTER();
     return create_keyval(FERRY_ATTR_TYPE, (ferry_attr_copy_fn *)copy_fn, (ferry_attr_delete_fn *)delete_fn, keyval,
                          extra_state, "MPI_Type_create_keyval");
 }
@@ -72,6 +75,7 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy_fn, MPI_Type_delet
 int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn, MPI_Win_delete_attr_function *delete_fn,
                            int *keyval, void *extra_state)
 {
+    FERRY_API_ENTER();
     return create_keyval(FERRY_ATTR_WIN, (ferry_attr_copy_fn *)copy_fn, (ferry_attr_delete_fn *)delete_fn, keyval,
                          extra_state, "MPI_Win_create_keyval");
 }
@@ -79,24 +83,28 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn, MPI_Win_delete_a
 #pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
 int PMPI_Comm_free_keyval(int *keyval)
 {
+    FERRY_API_ENTER();
     return free_keyval(FERRY_ATTR_COMM, keyval, "MPI_Comm_free_keyval");
 }
 
 #pragma weak MPI_Keyval_free = PMPI_Keyval_free
 int PMPI_Keyval_free(int *keyval)
 {
+    FERRY_API_ENTER();
     return free_keyval(FERRY_ATTR_COMM, keyval, "MPI_Keyval_free");
 }
 
 #pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
 int PMPI_Type_free_keyval(int *keyval)
 {
+    FERRY_API_ENTER();
     return free_keyval(FERRY_ATTR_TYPE, keyval, "MPI_Type_free_keyval");
 }
 
 #pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
 int PMPI_Win_free_keyval(int *keyval)
 {
+    FERRY_API_ENTER();
     return free_keyval(FERRY_ATTR_WIN, keyval, "MPI_Win_free_keyval");
 }
 
@@ -217,36 +225,42 @@ static int comm_delete(MPI_Comm comm, int keyval, const char *fn)
 #pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
 int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *attribute_val)
 {
+    FERRY_API_ENTER();
     return comm_set(comm, keyval, attribute_val, FERRY_ATTR_PTR, "MPI_Comm_set_attr");
 }
 
 #pragma weak MPI_Attr_put = PMPI_Attr_put
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
+    FERRY_API_ENTER();
     return comm_set(comm, keyval, attribute_val, FERRY_ATTR_PTR, "MPI_Attr_put");
 }
 
 #pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
 int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
+    FERRY_API_ENTER();
     return comm_get(comm, keyval, attribute_val, flag, FERRY_ATTR_PTR, "MPI_Comm_get_attr");
 }
 
 #pragma weak MPI_Attr_get = PMPI_Attr_get
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
+    FERRY_API_ENTER();
     return comm_get(comm, keyval, attribute_val, flag, FERRY_ATTR_PTR, "MPI_Attr_get");
 }
 
 #pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
 int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
 {
+    FERRY_API_ENTER();
     return comm_delete(comm, keyval, "MPI_Comm_delete_attr");
 }
 
 #pragma weak MPI_Attr_delete = PMPI_Attr_delete
 int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
+    FERRY_API_ENTER();
     return comm_delete(comm, keyval, "MPI_Attr_delete");
 }
 
@@ -336,6 +350,7 @@ static int obj_delete(enum ferry_attr_kind kind, int h, int keyval, const char *
 #pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
 int PMPI_Type_set_attr(MPI_Datatype datatype, int keyval, void *attribute_val)
 {
+    FERRY_API_ENTER();
     int rc = check_type_handle(datatype, "MPI_Type_set_attr");
     return rc ? rc : obj_set(FERRY_ATTR_TYPE, datatype, keyval, attribute_val, FERRY_ATTR_PTR, "MPI_Type_set_attr");
 }
@@ -343,6 +358,7 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int keyval, void *attribute_val)
 #pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
 int PMPI_Type_get_attr(MPI_Datatype datatype, int keyval, void *attribute_val, int *flag)
 {
+    FERRY_API_ENTER();
     int rc = check_type_handle(datatype, "MPI_Type_get_attr");
     return rc ? rc : obj_get(FERRY_ATTR_TYPE, datatype, keyval, attribute_val, flag, FERRY_ATTR_PTR, "MPI_Type_get_attr");
 }
@@ -350,6 +366,7 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int keyval, void *attribute_val, i
 #pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
 int PMPI_Type_delete_attr(MPI_Datatype datatype, int keyval)
 {
+    FERRY_API_ENTER();
     int rc = check_type_handle(datatype, "MPI_Type_delete_attr");
     return rc ? rc : obj_delete(FERRY_ATTR_TYPE, datatype, keyval, "MPI_Type_delete_attr");
 }
@@ -357,6 +374,7 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int keyval)
 #pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
 int PMPI_Win_set_attr(MPI_Win win, int keyval, void *attribute_val)
 {
+    FERRY_API_ENTER();
     int rc = check_win_handle(win, "MPI_Win_set_attr");
     return rc ? rc : obj_set(FERRY_ATTR_WIN, win, keyval, attribute_val, FERRY_ATTR_PTR, "MPI_Win_set_attr");
 }
@@ -364,6 +382,7 @@ int PMPI_Win_set_attr(MPI_Win win, int keyval, void *attribute_val)
 #pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
 int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag)
 {
+    FERRY_API_ENTER();
     int rc = check_win_handle(win, "MPI_Win_get_attr");
     return rc ? rc : obj_get(FERRY_ATTR_WIN, win, keyval, attribute_val, flag, FERRY_ATTR_PTR, "MPI_Win_get_attr");
 }
@@ -371,6 +390,7 @@ int PMPI_Win_get_attr(MPI_Win win, int keyval, void *attribute_val, int *flag)
 #pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
 int PMPI_Win_delete_attr(MPI_Win win, int keyval)
 {
+    FERRY_API_ENTER();
     int rc = check_win_handle(win, "MPI_Win_delete_attr");
     return rc ? rc : obj_delete(FERRY_ATTR_WIN, win, keyval, "MPI_Win_delete_attr");
 }
@@ -385,6 +405,7 @@ int PMPI_Win_delete_attr(MPI_Win win, int keyval)
 #pragma weak MPII_Keyval_set_proxy = ferry_mpii_keyval_set_proxy
 void ferry_mpii_keyval_set_proxy(int keyval, ferry_attr_copy_proxy *copy, ferry_attr_delete_proxy *del)
 {
+    FERRY_API_ENTER();
     static const enum ferry_attr_kind kinds[] = {FERRY_ATTR_COMM, FERRY_ATTR_TYPE, FERRY_ATTR_WIN};
     for (int i = 0; i < 3; i++) {
         struct ferry_keyval *kv = ferry_keyval_get(keyval, kinds[i]);
@@ -398,18 +419,21 @@ void ferry_mpii_keyval_set_proxy(int keyval, ferry_attr_copy_proxy *copy, ferry_
 #pragma weak MPII_Comm_set_attr = ferry_mpii_comm_set_attr
 int ferry_mpii_comm_set_attr(MPI_Comm comm, int keyval, void *val, enum ferry_attr_type type)
 {
+    FERRY_API_ENTER();
     return comm_set(comm, keyval, val, type, "MPI_Comm_set_attr");
 }
 
 #pragma weak MPII_Comm_get_attr = ferry_mpii_comm_get_attr
 int ferry_mpii_comm_get_attr(MPI_Comm comm, int keyval, void *val, int *flag, enum ferry_attr_type want)
 {
+    FERRY_API_ENTER();
     return comm_get(comm, keyval, val, flag, want, "MPI_Comm_get_attr");
 }
 
 #pragma weak MPII_Type_set_attr = ferry_mpii_type_set_attr
 int ferry_mpii_type_set_attr(MPI_Datatype t, int keyval, void *val, enum ferry_attr_type type)
 {
+    FERRY_API_ENTER();
     int rc = check_type_handle(t, "MPI_Type_set_attr");
     return rc ? rc : obj_set(FERRY_ATTR_TYPE, t, keyval, val, type, "MPI_Type_set_attr");
 }
@@ -417,6 +441,7 @@ int ferry_mpii_type_set_attr(MPI_Datatype t, int keyval, void *val, enum ferry_a
 #pragma weak MPII_Type_get_attr = ferry_mpii_type_get_attr
 int ferry_mpii_type_get_attr(MPI_Datatype t, int keyval, void *val, int *flag, enum ferry_attr_type want)
 {
+    FERRY_API_ENTER();
     int rc = check_type_handle(t, "MPI_Type_get_attr");
     return rc ? rc : obj_get(FERRY_ATTR_TYPE, t, keyval, val, flag, want, "MPI_Type_get_attr");
 }
@@ -424,6 +449,7 @@ int ferry_mpii_type_get_attr(MPI_Datatype t, int keyval, void *val, int *flag, e
 #pragma weak MPII_Win_set_attr = ferry_mpii_win_set_attr
 int ferry_mpii_win_set_attr(MPI_Win w, int keyval, void *val, enum ferry_attr_type type)
 {
+    FERRY_API_ENTER();
     int rc = check_win_handle(w, "MPI_Win_set_attr");
     return rc ? rc : obj_set(FERRY_ATTR_WIN, w, keyval, val, type, "MPI_Win_set_attr");
 }
@@ -431,6 +457,7 @@ int ferry_mpii_win_set_attr(MPI_Win w, int keyval, void *val, enum ferry_attr_ty
 #pragma weak MPII_Win_get_attr = ferry_mpii_win_get_attr
 int ferry_mpii_win_get_attr(MPI_Win w, int keyval, void *val, int *flag, enum ferry_attr_type want)
 {
+    FERRY_API_ENTER();
     int rc = check_win_handle(w, "MPI_Win_get_attr");
     return rc ? rc : obj_get(FERRY_ATTR_WIN, w, keyval, val, flag, want, "MPI_Win_get_attr");
 }

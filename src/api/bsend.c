@@ -113,12 +113,14 @@ static int attach(void *buffer, MPI_Count size, const char *fn)
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
 int PMPI_Buffer_attach(void *buffer, int size)
 {
+    FERRY_API_ENTER();
     return attach(buffer, size, "MPI_Buffer_attach");
 }
 
 #pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
 int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 {
+    FERRY_API_ENTER();
     return attach(buffer, size, "MPI_Buffer_attach_c");
 }
 
@@ -150,6 +152,7 @@ static int detach(void *buffer_addr, MPI_Count *size, MPI_Count max, const char 
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
+    FERRY_API_ENTER();
     MPI_Count n = 0;
     int rc = detach(buffer_addr, size ? &n : NULL, INT_MAX, "MPI_Buffer_detach");
     if (!rc)
@@ -160,6 +163,7 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 #pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
 int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
+    FERRY_API_ENTER();
     return detach(buffer_addr, size, PTRDIFF_MAX, "MPI_Buffer_detach_c");
 }
 
@@ -177,12 +181,14 @@ static int bsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, 
 #pragma weak MPI_Bsend = PMPI_Bsend
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return bsend(buf, count, type, dest, tag, comm, "MPI_Bsend");
 }
 
 #pragma weak MPI_Bsend_c = PMPI_Bsend_c
 int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return bsend(buf, count, type, dest, tag, comm, "MPI_Bsend_c");
 }
 
@@ -212,6 +218,7 @@ static int ibsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest,
 #pragma weak MPI_Ibsend = PMPI_Ibsend
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return ibsend(buf, count, type, dest, tag, comm, req, "MPI_Ibsend");
 }
 
@@ -219,5 +226,6 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype type, int dest, int tag
 int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                   MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return ibsend(buf, count, type, dest, tag, comm, req, "MPI_Ibsend_c");
 }

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/request.h"
 #include "core/runtime.h"
+#include "core/biglock.h"
 #include "core/util.h"
 
 #define FERRY_TAG_UB 0x7fffffff

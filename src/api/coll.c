@@ -207,6 +207,7 @@ static int ibarrier(MPI_Comm comm, int nb, MPI_Request *req, const char *fn)
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return ibarrier(comm, 1, request, "MPI_Ibarrier");
 }
 
@@ -225,24 +226,28 @@ static int bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Co
 #pragma weak MPI_Bcast = PMPI_Bcast
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return bcast(buffer, count, datatype, root, comm, 0, NULL, "MPI_Bcast");
 }
 
 #pragma weak MPI_Bcast_c = PMPI_Bcast_c
 int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return bcast(buffer, count, datatype, root, comm, 0, NULL, "MPI_Bcast_c");
 }
 
 #pragma weak MPI_Ibcast = PMPI_Ibcast
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return bcast(buffer, count, datatype, root, comm, 1, request, "MPI_Ibcast");
 }
 
 #pragma weak MPI_Ibcast_c = PMPI_Ibcast_c
 int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return bcast(buffer, count, datatype, root, comm, 1, request, "MPI_Ibcast_c");
 }
 
@@ -312,6 +317,7 @@ static int gatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, voi
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, 0, NULL, NULL, recvtype, root, comm, 0, NULL,
                   "MPI_Gather");
 }
@@ -320,6 +326,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, 0, NULL, NULL, recvtype, root, comm, 0, NULL,
                   "MPI_Gather_c");
 }
@@ -328,6 +335,7 @@ int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, 0, NULL, NULL, recvtype, root, comm, 1, request,
                   "MPI_Igather");
 }
@@ -336,6 +344,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, 0, NULL, NULL, recvtype, root, comm, 1, request,
                   "MPI_Igather_c");
 }
@@ -344,6 +353,7 @@ int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return gather(sendbuf, sendcount, sendtype, recvbuf, 0, 1, recvcounts, displs,
                   recvtype, root, comm, 0, NULL, "MPI_Gatherv");
 }
@@ -353,6 +363,7 @@ int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
                    MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, 0, NULL,
                      "MPI_Gatherv_c");
 }
@@ -361,6 +372,7 @@ int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                   const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return gather(sendbuf, sendcount, sendtype, recvbuf, 0, 1, recvcounts, displs,
                   recvtype, root, comm, 1, request, "MPI_Igatherv");
 }
@@ -370,6 +382,7 @@ int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
                     const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
                     MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, 1, request,
                      "MPI_Igatherv_c");
 }
@@ -424,6 +437,7 @@ static int scatterv_c(const void *sbuf, const MPI_Count *scounts, const MPI_Aint
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return scatter(sendbuf, sendcount, 0, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root, comm, 0, NULL,
                    "MPI_Scatter");
 }
@@ -432,6 +446,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                    MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return scatter(sendbuf, sendcount, 0, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root, comm, 0, NULL,
                    "MPI_Scatter_c");
 }
@@ -440,6 +455,7 @@ int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return scatter(sendbuf, sendcount, 0, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root, comm, 1, request,
                    "MPI_Iscatter");
 }
@@ -448,6 +464,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return scatter(sendbuf, sendcount, 0, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root, comm, 1, request,
                    "MPI_Iscatter_c");
 }
@@ -456,6 +473,7 @@ int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return scatter(sendbuf, 0, 1, sendcounts, displs, sendtype, recvbuf, recvcount,
                    recvtype, root, comm, 0, NULL, "MPI_Scatterv");
 }
@@ -464,6 +482,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype,
                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, 0, NULL,
                       "MPI_Scatterv_c");
 }
@@ -473,6 +492,7 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                    MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return scatter(sendbuf, 0, 1, sendcounts, displs, sendtype, recvbuf, recvcount,
                    recvtype, root, comm, 1, request, "MPI_Iscatterv");
 }
@@ -482,6 +502,7 @@ int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                      MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, 1, request,
                       "MPI_Iscatterv_c");
 }
@@ -551,6 +572,7 @@ static int allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, 
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, 0, NULL, NULL, recvtype, comm, 0, NULL, 0,
                      "MPI_Allgather");
 }
@@ -559,6 +581,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, 0, NULL, NULL, recvtype, comm, 0, NULL, 0,
                      "MPI_Allgather_c");
 }
@@ -567,6 +590,7 @@ int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, 0, NULL, NULL, recvtype, comm, 1, request, 0,
                      "MPI_Iallgather");
 }
@@ -575,6 +599,7 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                       MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, 0, NULL, NULL, recvtype, comm, 1, request, 0,
                      "MPI_Iallgather_c");
 }
@@ -583,6 +608,7 @@ int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return allgather(sendbuf, sendcount, sendtype, recvbuf, 0, 1, recvcounts,
                      displs, recvtype, comm, 0, NULL, 0, "MPI_Allgatherv");
 }
@@ -591,6 +617,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                       const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, 0, NULL, 0,
                         "MPI_Allgatherv_c");
 }
@@ -600,6 +627,7 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                      MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return allgather(sendbuf, sendcount, sendtype, recvbuf, 0, 1, recvcounts,
                      displs, recvtype, comm, 1, request, 0, "MPI_Iallgatherv");
 }
@@ -609,6 +637,7 @@ int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
                        const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
                        MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, 1, request, 0,
                         "MPI_Iallgatherv_c");
 }
@@ -617,6 +646,7 @@ int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, 0, NULL, NULL, recvtype, comm, 0, NULL, 1,
                      "MPI_Neighbor_allgather");
 }
@@ -625,6 +655,7 @@ int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                               MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, 0, NULL, NULL, recvtype, comm, 0, NULL, 1,
                      "MPI_Neighbor_allgather_c");
 }
@@ -633,6 +664,7 @@ int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, 0, NULL, NULL, recvtype, comm, 1, request, 1,
                      "MPI_Ineighbor_allgather");
 }
@@ -641,6 +673,7 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
 int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                                MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, 0, NULL, NULL, recvtype, comm, 1, request, 1,
                      "MPI_Ineighbor_allgather_c");
 }
@@ -649,6 +682,7 @@ int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
 int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                              const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return allgather(sendbuf, sendcount, sendtype, recvbuf, 0, 1, recvcounts,
                      displs, recvtype, comm, 0, NULL, 1, "MPI_Neighbor_allgatherv");
 }
@@ -658,6 +692,7 @@ int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
                                const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                                MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, 0, NULL, 1,
                         "MPI_Neighbor_allgatherv_c");
 }
@@ -667,6 +702,7 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
                               const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                               MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return allgather(sendbuf, sendcount, sendtype, recvbuf, 0, 1, recvcounts,
                      displs, recvtype, comm, 1, request, 1, "MPI_Ineighbor_allgatherv");
 }
@@ -676,6 +712,7 @@ int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Da
                                 const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                                 MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, 1, request, 1,
                         "MPI_Ineighbor_allgatherv_c");
 }
@@ -816,6 +853,7 @@ out:
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     struct a2a x = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
                     .rtype = recvtype};
     return alltoall(&x, 0, comm, 0, NULL, 0, "MPI_Alltoall");
@@ -825,6 +863,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                     MPI_Datatype recvtype, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     struct a2a x = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
                     .rtype = recvtype};
     return alltoall(&x, 0, comm, 0, NULL, 0, "MPI_Alltoall_c");
@@ -834,6 +873,7 @@ int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     struct a2a x = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
                     .rtype = recvtype};
     return alltoall(&x, 0, comm, 1, request, 0, "MPI_Ialltoall");
@@ -843,6 +883,7 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     struct a2a x = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
                     .rtype = recvtype};
     return alltoall(&x, 0, comm, 1, request, 0, "MPI_Ialltoall_c");
@@ -852,6 +893,7 @@ int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     struct a2a x = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stype = sendtype, .rbuf = recvbuf,
                     .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype};
     return alltoall(&x, 1, comm, 0, NULL, 0, "MPI_Alltoallv");
@@ -862,6 +904,7 @@ int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
                      void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
                      MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     struct a2a_c x = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stype = sendtype,
                       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype};
     return alltoall_c(&x, 1, comm, 0, NULL, 0, "MPI_Alltoallv_c");
@@ -872,6 +915,7 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request *request)
 {
+    FERRY_API_ENTER();
     struct a2a x = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stype = sendtype, .rbuf = recvbuf,
                     .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype};
     return alltoall(&x, 1, comm, 1, request, 0, "MPI_Ialltoallv");
@@ -882,6 +926,7 @@ int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const M
                       MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     struct a2a_c x = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stype = sendtype,
                       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype};
     return alltoall_c(&x, 1, comm, 1, request, 0, "MPI_Ialltoallv_c");
@@ -892,6 +937,7 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                    void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                    MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     struct a2a x = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stypes = sendtypes,
                     .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtypes = recvtypes};
     return alltoall(&x, 2, comm, 0, NULL, 0, "MPI_Alltoallw");
@@ -902,6 +948,7 @@ int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
                      const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     struct a2a_c x = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stypes = sendtypes,
                       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtypes = recvtypes};
     return alltoall_c(&x, 2, comm, 0, NULL, 0, "MPI_Alltoallw_c");
@@ -912,6 +959,7 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
                     void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                     MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     struct a2a x = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stypes = sendtypes,
                     .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtypes = recvtypes};
     return alltoall(&x, 2, comm, 1, request, 0, "MPI_Ialltoallw");
@@ -922,6 +970,7 @@ int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const M
                       const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     struct a2a_c x = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stypes = sendtypes,
                       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtypes = recvtypes};
     return alltoall_c(&x, 2, comm, 1, request, 0, "MPI_Ialltoallw_c");
@@ -931,6 +980,7 @@ int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const M
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     struct a2a x = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
                     .rtype = recvtype};
     return alltoall(&x, 0, comm, 0, NULL, 1, "MPI_Neighbor_alltoall");
@@ -940,6 +990,7 @@ int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     struct a2a x = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
                     .rtype = recvtype};
     return alltoall(&x, 0, comm, 0, NULL, 1, "MPI_Neighbor_alltoall_c");
@@ -949,6 +1000,7 @@ int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     struct a2a x = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
                     .rtype = recvtype};
     return alltoall(&x, 0, comm, 1, request, 1, "MPI_Ineighbor_alltoall");
@@ -958,6 +1010,7 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
 int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                               MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     struct a2a x = {.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount,
                     .rtype = recvtype};
     return alltoall(&x, 0, comm, 1, request, 1, "MPI_Ineighbor_alltoall_c");
@@ -968,6 +1021,7 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                             void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                             MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     struct a2a x = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stype = sendtype, .rbuf = recvbuf,
                     .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype};
     return alltoall(&x, 1, comm, 0, NULL, 1, "MPI_Neighbor_alltoallv");
@@ -978,6 +1032,7 @@ int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
                               MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
                               const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     struct a2a_c x = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stype = sendtype,
                       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype};
     return alltoall_c(&x, 1, comm, 0, NULL, 1, "MPI_Neighbor_alltoallv_c");
@@ -988,6 +1043,7 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
                              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     struct a2a x = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stype = sendtype, .rbuf = recvbuf,
                     .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype};
     return alltoall(&x, 1, comm, 1, request, 1, "MPI_Ineighbor_alltoallv");
@@ -998,6 +1054,7 @@ int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[]
                                MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
                                const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     struct a2a_c x = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stype = sendtype,
                       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype};
     return alltoall_c(&x, 1, comm, 1, request, 1, "MPI_Ineighbor_alltoallv_c");
@@ -1008,6 +1065,7 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     struct a2a x = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls_a = sdispls, .stypes = sendtypes,
                     .rbuf = recvbuf, .rcounts = recvcounts, .rdispls_a = rdispls, .rtypes = recvtypes};
     return alltoall(&x, 3, comm, 0, NULL, 1, "MPI_Neighbor_alltoallw");
@@ -1018,6 +1076,7 @@ int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
                               const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
                               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     struct a2a_c x = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stypes = sendtypes,
                       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtypes = recvtypes};
     return alltoall_c(&x, 3, comm, 0, NULL, 1, "MPI_Neighbor_alltoallw_c");
@@ -1029,6 +1088,7 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                              MPI_Request *request)
 {
+    FERRY_API_ENTER();
     struct a2a x = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls_a = sdispls, .stypes = sendtypes,
                     .rbuf = recvbuf, .rcounts = recvcounts, .rdispls_a = rdispls, .rtypes = recvtypes};
     return alltoall(&x, 3, comm, 1, request, 1, "MPI_Ineighbor_alltoallw");
@@ -1040,6 +1100,7 @@ int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[]
                                const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                                MPI_Request *request)
 {
+    FERRY_API_ENTER();
     struct a2a_c x = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stypes = sendtypes,
                       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtypes = recvtypes};
     return alltoall_c(&x, 3, comm, 1, request, 1, "MPI_Ineighbor_alltoallw_c");
@@ -1102,6 +1163,7 @@ static int reduction(enum ferry_coll_kind kind, const void *sbuf, void *rbuf, MP
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                 MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_REDUCE, sendbuf, recvbuf, count, NULL, datatype, op, root, comm, 0, NULL,
                      "MPI_Reduce");
 }
@@ -1110,6 +1172,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
                   MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_REDUCE, sendbuf, recvbuf, count, NULL, datatype, op, root, comm, 0, NULL,
                      "MPI_Reduce_c");
 }
@@ -1118,6 +1181,7 @@ int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                  MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_REDUCE, sendbuf, recvbuf, count, NULL, datatype, op, root, comm, 1, request,
                      "MPI_Ireduce");
 }
@@ -1126,6 +1190,7 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
                    MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_REDUCE, sendbuf, recvbuf, count, NULL, datatype, op, root, comm, 1, request,
                      "MPI_Ireduce_c");
 }
@@ -1133,6 +1198,7 @@ int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Data
 #pragma weak MPI_Allreduce = PMPI_Allreduce
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_ALLREDUCE, sendbuf, recvbuf, count, NULL, datatype, op, 0, comm, 0, NULL,
                      "MPI_Allreduce");
 }
@@ -1141,6 +1207,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                      MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_ALLREDUCE, sendbuf, recvbuf, count, NULL, datatype, op, 0, comm, 0, NULL,
                      "MPI_Allreduce_c");
 }
@@ -1149,6 +1216,7 @@ int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                     MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_ALLREDUCE, sendbuf, recvbuf, count, NULL, datatype, op, 0, comm, 1, request,
                      "MPI_Iallreduce");
 }
@@ -1157,6 +1225,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                       MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_ALLREDUCE, sendbuf, recvbuf, count, NULL, datatype, op, 0, comm, 1, request,
                      "MPI_Iallreduce_c");
 }
@@ -1178,6 +1247,7 @@ static int reduce_scatter_c(const void *sbuf, void *rbuf, const MPI_Count *rcoun
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_REDUCE_SCATTER, sendbuf, recvbuf, 0, recvcounts, datatype, op, 0, comm, 0, NULL,
                      "MPI_Reduce_scatter");
 }
@@ -1186,6 +1256,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
                           MPI_Op op, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, 0, NULL, "MPI_Reduce_scatter_c");
 }
 
@@ -1193,6 +1264,7 @@ int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count re
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_REDUCE_SCATTER, sendbuf, recvbuf, 0, recvcounts, datatype, op, 0, comm, 1, request,
                      "MPI_Ireduce_scatter");
 }
@@ -1201,6 +1273,7 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
 int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
                            MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, 1, request, "MPI_Ireduce_scatter_c");
 }
 
@@ -1208,6 +1281,7 @@ int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count r
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, NULL, datatype, op, 0, comm, 0,
                      NULL, "MPI_Reduce_scatter_block");
 }
@@ -1216,6 +1290,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
                                 MPI_Op op, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, NULL, datatype, op, 0, comm, 0,
                      NULL, "MPI_Reduce_scatter_block_c");
 }
@@ -1224,6 +1299,7 @@ int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count re
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                                MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, NULL, datatype, op, 0, comm, 1,
                      request, "MPI_Ireduce_scatter_block");
 }
@@ -1232,6 +1308,7 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
                                  MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, NULL, datatype, op, 0, comm, 1,
                      request, "MPI_Ireduce_scatter_block_c");
 }
@@ -1239,12 +1316,14 @@ int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count r
 #pragma weak MPI_Scan = PMPI_Scan
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_SCAN, sendbuf, recvbuf, count, NULL, datatype, op, 0, comm, 0, NULL, "MPI_Scan");
 }
 
 #pragma weak MPI_Scan_c = PMPI_Scan_c
 int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_SCAN, sendbuf, recvbuf, count, NULL, datatype, op, 0, comm, 0, NULL, "MPI_Scan_c");
 }
 
@@ -1252,6 +1331,7 @@ int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatyp
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_SCAN, sendbuf, recvbuf, count, NULL, datatype, op, 0, comm, 1, request,
                      "MPI_Iscan");
 }
@@ -1260,6 +1340,7 @@ int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                  MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_SCAN, sendbuf, recvbuf, count, NULL, datatype, op, 0, comm, 1, request,
                      "MPI_Iscan_c");
 }
@@ -1267,6 +1348,7 @@ int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 #pragma weak MPI_Exscan = PMPI_Exscan
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_EXSCAN, sendbuf, recvbuf, count, NULL, datatype, op, 0, comm, 0, NULL,
                      "MPI_Exscan");
 }
@@ -1274,6 +1356,7 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 #pragma weak MPI_Exscan_c = PMPI_Exscan_c
 int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_EXSCAN, sendbuf, recvbuf, count, NULL, datatype, op, 0, comm, 0, NULL,
                      "MPI_Exscan_c");
 }
@@ -1282,6 +1365,7 @@ int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                  MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_EXSCAN, sendbuf, recvbuf, count, NULL, datatype, op, 0, comm, 1, request,
                      "MPI_Iexscan");
 }
@@ -1290,6 +1374,7 @@ int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                    MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return reduction(FERRY_COLL_EXSCAN, sendbuf, recvbuf, count, NULL, datatype, op, 0, comm, 1, request,
                      "MPI_Iexscan_c");
 }

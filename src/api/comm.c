@@ -33,6 +33,7 @@ int ferry_api_need_intra(struct ferry_comm *c, const char *fn)
 #pragma weak MPI_Comm_rank = PMPI_Comm_rank
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_comm(comm, &c, "MPI_Comm_rank");
     if (rc)
@@ -46,6 +47,7 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 #pragma weak MPI_Comm_size = PMPI_Comm_size
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_comm(comm, &c, "MPI_Comm_size");
     if (rc)
@@ -99,6 +101,7 @@ int ferry_api_dup(struct ferry_comm *c, struct ferry_info *info, struct ferry_co
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c, *n;
     int rc = check_comm(comm, &c, "MPI_Comm_dup");
     if (rc)
@@ -124,6 +127,7 @@ static int info_arg(struct ferry_comm *c, MPI_Info info, struct ferry_info **out
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c, *n;
     struct ferry_info *in;
     int rc = check_comm(comm, &c, "MPI_Comm_dup_with_info");
@@ -168,12 +172,14 @@ static int idup(MPI_Comm comm, MPI_Info info, int with_info, MPI_Comm *newcomm, 
 #pragma weak MPI_Comm_idup = PMPI_Comm_idup
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return idup(comm, MPI_INFO_NULL, 0, newcomm, request, "MPI_Comm_idup");
 }
 
 #pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return idup(comm, info, 1, newcomm, request, "MPI_Comm_idup_with_info");
 }
 
@@ -220,6 +226,7 @@ void ferry_api_split(struct ferry_comm *c, int color, int key, struct ferry_comm
 #pragma weak MPI_Comm_split = PMPI_Comm_split
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c, *n;
     int rc = check_comm(comm, &c, "MPI_Comm_split");
     if (rc)
@@ -262,6 +269,7 @@ static int node_color(void)
 #pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c, *n;
     struct ferry_info *in;
     int rc = check_comm(comm, &c, "MPI_Comm_split_type");
@@ -315,6 +323,7 @@ static int subgroup_of(const struct ferry_group *g, const struct ferry_group *of
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c, *n = NULL;
     int rc = check_comm(comm, &c, "MPI_Comm_create");
     if (rc)
@@ -346,6 +355,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 #pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_comm(comm, &c, "MPI_Comm_create_group");
     if (rc || (rc = ferry_api_need_intra(c, "MPI_Comm_create_group")))
@@ -376,6 +386,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
 #pragma weak MPI_Comm_free = PMPI_Comm_free
 int PMPI_Comm_free(MPI_Comm *comm)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     if (!comm)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Comm_free", "communicator pointer is NULL");
@@ -396,6 +407,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *a, *b;
     int rc = check_comm(comm1, &a, "MPI_Comm_compare");
     if (!rc)
@@ -425,6 +437,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 #pragma weak MPI_Comm_group = PMPI_Comm_group
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_comm(comm, &c, "MPI_Comm_group");
     if (rc)
@@ -439,6 +452,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 #pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_comm(comm, &c, "MPI_Comm_test_inter");
     if (rc)
@@ -462,6 +476,7 @@ static int need_inter(MPI_Comm comm, struct ferry_comm **c, const char *fn)
 #pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = need_inter(comm, &c, "MPI_Comm_remote_size");
     if (rc)
@@ -475,6 +490,7 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 #pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = need_inter(comm, &c, "MPI_Comm_remote_group");
     if (rc)
@@ -493,6 +509,7 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 #pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     struct ferry_info *in;
     int rc = check_comm(comm, &c, "MPI_Comm_set_info");
@@ -510,6 +527,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 #pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_comm(comm, &c, "MPI_Comm_get_info");
     if (rc)
@@ -525,6 +543,7 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 #pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
 int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_comm(comm, &c, "MPI_Comm_set_name");
     if (rc)
@@ -538,6 +557,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
 #pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
 int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_comm(comm, &c, "MPI_Comm_get_name");
     if (rc)
@@ -552,6 +572,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 #pragma weak MPI_Barrier = PMPI_Barrier
 int PMPI_Barrier(MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_comm(comm, &c, "MPI_Barrier");
     if (rc)

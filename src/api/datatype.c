@@ -9,6 +9,7 @@
 #pragma weak MPI_Type_size = PMPI_Type_size
 int PMPI_Type_size(MPI_Datatype type, int *size)
 {
+    FERRY_API_ENTER();
     struct ferry_datatype *dt;
     int rc = check_type_query(type, &dt, "MPI_Type_size");
     if (rc || (rc = check_out(size, "size", "MPI_Type_size")))
@@ -31,18 +32,21 @@ static int size_count(MPI_Datatype type, MPI_Count *size, const char *fn)
 #pragma weak MPI_Type_size_x = PMPI_Type_size_x
 int PMPI_Type_size_x(MPI_Datatype type, MPI_Count *size)
 {
+    FERRY_API_ENTER();
     return size_count(type, size, "MPI_Type_size_x");
 }
 
 #pragma weak MPI_Type_size_c = PMPI_Type_size_c
 int PMPI_Type_size_c(MPI_Datatype type, MPI_Count *size)
 {
+    FERRY_API_ENTER();
     return size_count(type, size, "MPI_Type_size_c");
 }
 
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
 int PMPI_Type_get_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
 {
+    FERRY_API_ENTER();
     struct ferry_datatype *dt;
     int rc = check_type_query(type, &dt, "MPI_Type_get_extent");
     if (rc || (rc = check_out(lb, "lb", "MPI_Type_get_extent")) ||
@@ -68,18 +72,21 @@ static int extent_count(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent, int
 #pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
 int PMPI_Type_get_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
 {
+    FERRY_API_ENTER();
     return extent_count(type, lb, extent, 0, "MPI_Type_get_extent_x");
 }
 
 #pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
 int PMPI_Type_get_extent_c(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
 {
+    FERRY_API_ENTER();
     return extent_count(type, lb, extent, 0, "MPI_Type_get_extent_c");
 }
 
 #pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
 int PMPI_Type_get_true_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
 {
+    FERRY_API_ENTER();
     struct ferry_datatype *dt;
     int rc = check_type_query(type, &dt, "MPI_Type_get_true_extent");
     if (rc || (rc = check_out(lb, "lb", "MPI_Type_get_true_extent")) ||
@@ -93,18 +100,21 @@ int PMPI_Type_get_true_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
 #pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
 int PMPI_Type_get_true_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
 {
+    FERRY_API_ENTER();
     return extent_count(type, lb, extent, 1, "MPI_Type_get_true_extent_x");
 }
 
 #pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
 int PMPI_Type_get_true_extent_c(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
 {
+    FERRY_API_ENTER();
     return extent_count(type, lb, extent, 1, "MPI_Type_get_true_extent_c");
 }
 
 #pragma weak MPI_Type_get_name = PMPI_Type_get_name
 int PMPI_Type_get_name(MPI_Datatype type, char *name, int *resultlen)
 {
+    FERRY_API_ENTER();
     struct ferry_datatype *dt;
     int rc = check_type_query(type, &dt, "MPI_Type_get_name");
     if (rc)
@@ -139,6 +149,7 @@ static int get_count(const MPI_Status *status, MPI_Datatype type, MPI_Count *cou
 #pragma weak MPI_Get_count = PMPI_Get_count
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype type, int *count)
 {
+    FERRY_API_ENTER();
     MPI_Count n = 0;
     int rc = get_count(status, type, count ? &n : NULL, 0x7fffffff, "MPI_Get_count");
     if (!rc)
@@ -149,6 +160,7 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype type, int *count)
 #pragma weak MPI_Get_count_c = PMPI_Get_count_c
 int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype type, MPI_Count *count)
 {
+    FERRY_API_ENTER();
     return get_count(status, type, count, PTRDIFF_MAX, "MPI_Get_count_c");
 }
 
@@ -168,12 +180,14 @@ static int get_elements(const MPI_Status *status, MPI_Datatype type, MPI_Count *
 #pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype type, MPI_Count *count)
 {
+    FERRY_API_ENTER();
     return get_elements(status, type, count, "MPI_Get_elements_x");
 }
 
 #pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
 int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype type, MPI_Count *count)
 {
+    FERRY_API_ENTER();
     return get_elements(status, type, count, "MPI_Get_elements_c");
 }
 
@@ -185,6 +199,7 @@ int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype type, MPI_Count *
 #pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype type, MPI_Count count)
 {
+    FERRY_API_ENTER();
     struct ferry_datatype *dt;
     int rc = check_type_query(type, &dt, "MPI_Status_set_elements_x");
     if (rc)
@@ -204,12 +219,14 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype type, MPI_Count 
 #pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype type, int count)
 {
+    FERRY_API_ENTER();
     return PMPI_Status_set_elements_x(status, type, count);
 }
 
 #pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
+    FERRY_API_ENTER();
     int rc = check_init("MPI_Status_set_cancelled");
     if (rc)
         return rc;
@@ -222,6 +239,7 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 #pragma weak MPI_Get_elements = PMPI_Get_elements
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype type, int *count)
 {
+    FERRY_API_ENTER();
     MPI_Count n = 0;
     int rc = get_elements(status, type, count ? &n : NULL, "MPI_Get_elements");
     if (rc)

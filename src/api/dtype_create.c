@@ -85,12 +85,14 @@ static int contiguous(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newty
 #pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     return contiguous(count, oldtype, newtype, 0, "MPI_Type_contiguous");
 }
 
 #pragma weak MPI_Type_contiguous_c = PMPI_Type_contiguous_c
 int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     return contiguous(count, oldtype, newtype, 1, "MPI_Type_contiguous_c");
 }
 
@@ -118,6 +120,7 @@ static int vector(MPI_Count count, MPI_Count blocklength, MPI_Count stride, int 
 #pragma weak MPI_Type_vector = PMPI_Type_vector
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     return vector(count, blocklength, stride, 0, oldtype, newtype, 0, "MPI_Type_vector");
 }
 
@@ -125,6 +128,7 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
 int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
                        MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     return vector(count, blocklength, stride, 0, oldtype, newtype, 1, "MPI_Type_vector_c");
 }
 
@@ -132,6 +136,7 @@ int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                              MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     return vector(count, blocklength, stride, 1, oldtype, newtype, 0, "MPI_Type_create_hvector");
 }
 
@@ -139,12 +144,14 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
 int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
                                MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     return vector(count, blocklength, stride, 1, oldtype, newtype, 1, "MPI_Type_create_hvector_c");
 }
 
 #pragma weak MPI_Type_hvector = PMPI_Type_hvector
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     return vector(count, blocklength, stride, 1, oldtype, newtype, 0, "MPI_Type_hvector");
 }
 
@@ -254,6 +261,7 @@ static int indexed(const struct blocks *b, MPI_Datatype oldtype, MPI_Datatype *n
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
                       MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     struct blocks b = {.count = count, .bl = array_of_blocklengths, .disp = array_of_displacements, .per_block = 1};
     return indexed(&b, oldtype, newtype, MPI_COMBINER_INDEXED, "MPI_Type_indexed");
 }
@@ -262,6 +270,7 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int ar
 int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
                         const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     struct blocks b = {.count = count, .bl = array_of_blocklengths, .disp = array_of_displacements, .per_block = 1,
                        .large = 1};
     return indexed(&b, oldtype, newtype, MPI_COMBINER_INDEXED, "MPI_Type_indexed_c");
@@ -271,6 +280,7 @@ int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[]
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
                               MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     struct blocks b = {.count = count, .bl = array_of_blocklengths, .disp = array_of_displacements, .per_block = 1,
                        .in_bytes = 1};
     return indexed(&b, oldtype, newtype, MPI_COMBINER_HINDEXED, "MPI_Type_create_hindexed");
@@ -281,6 +291,7 @@ int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockl
                                 const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
                                 MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     struct blocks b = {.count = count, .bl = array_of_blocklengths, .disp = array_of_displacements, .per_block = 1,
                        .in_bytes = 1, .large = 1};
     return indexed(&b, oldtype, newtype, MPI_COMBINER_HINDEXED, "MPI_Type_create_hindexed_c");
@@ -290,6 +301,7 @@ int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockl
 int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
                        MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     struct blocks b = {.count = count, .bl = array_of_blocklengths, .disp = array_of_displacements, .per_block = 1,
                        .in_bytes = 1};
     return indexed(&b, oldtype, newtype, MPI_COMBINER_HINDEXED, "MPI_Type_hindexed");
@@ -299,6 +311,7 @@ int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     struct blocks b = {.count = count, .blocklength = blocklength, .disp = array_of_displacements};
     return indexed(&b, oldtype, newtype, MPI_COMBINER_INDEXED_BLOCK, "MPI_Type_create_indexed_block");
 }
@@ -307,6 +320,7 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_o
 int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[],
                                      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     struct blocks b = {.count = count, .blocklength = blocklength, .disp = array_of_displacements, .large = 1};
     return indexed(&b, oldtype, newtype, MPI_COMBINER_INDEXED_BLOCK, "MPI_Type_create_indexed_block_c");
 }
@@ -315,6 +329,7 @@ int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, con
 int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[],
                                     MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     struct blocks b = {.count = count, .blocklength = blocklength, .disp = array_of_displacements, .in_bytes = 1};
     return indexed(&b, oldtype, newtype, MPI_COMBINER_HINDEXED_BLOCK, "MPI_Type_create_hindexed_block");
 }
@@ -324,6 +339,7 @@ int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
                                       const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
                                       MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     struct blocks b = {.count = count, .blocklength = blocklength, .disp = array_of_displacements, .in_bytes = 1,
                        .large = 1};
     return indexed(&b, oldtype, newtype, MPI_COMBINER_HINDEXED_BLOCK, "MPI_Type_create_hindexed_block_c");
@@ -358,6 +374,7 @@ static int create_struct(const struct blocks *b, const MPI_Datatype *types, MPI_
 int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
                             const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     struct blocks b = {.count = count, .bl = array_of_blocklengths, .disp = array_of_displacements, .per_block = 1,
                        .in_bytes = 1};
     return create_struct(&b, array_of_types, newtype, "MPI_Type_create_struct");
@@ -368,6 +385,7 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
                               const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[],
                               MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     struct blocks b = {.count = count, .bl = array_of_blocklengths, .disp = array_of_displacements, .per_block = 1,
                        .in_bytes = 1, .large = 1};
     return create_struct(&b, array_of_types, newtype, "MPI_Type_create_struct_c");
@@ -377,6 +395,7 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
 int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
                      MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     struct blocks b = {.count = count, .bl = array_of_blocklengths, .disp = array_of_displacements, .per_block = 1,
                        .in_bytes = 1};
     return create_struct(&b, array_of_types, newtype, "MPI_Type_struct");
@@ -397,18 +416,21 @@ static int resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datat
 #pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     return resized(oldtype, lb, extent, newtype, 0, "MPI_Type_create_resized");
 }
 
 #pragma weak MPI_Type_create_resized_c = PMPI_Type_create_resized_c
 int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     return resized(oldtype, lb, extent, newtype, 1, "MPI_Type_create_resized_c");
 }
 
 #pragma weak MPI_Type_dup = PMPI_Type_dup
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     static const char fn[] = "MPI_Type_dup";
     struct ferry_datatype *old;
     int rc;
@@ -429,6 +451,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 #pragma weak MPI_Type_commit = PMPI_Type_commit
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
+    FERRY_API_ENTER();
     static const char fn[] = "MPI_Type_commit";
     int rc = check_init(fn);
     if (rc)
@@ -445,6 +468,7 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
 #pragma weak MPI_Type_free = PMPI_Type_free
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
+    FERRY_API_ENTER();
     static const char fn[] = "MPI_Type_free";
     int rc = check_init(fn);
     if (rc)
@@ -562,6 +586,7 @@ static int subarray(int ndims, const MPI_Count *sizes, const MPI_Count *subsizes
 int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
                               const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     MPI_Count *sizes = widen(ndims, array_of_sizes), *subsizes = widen(ndims, array_of_subsizes),
               *starts = widen(ndims, array_of_starts);
     int rc = subarray(ndims, sizes, subsizes, starts, order, oldtype, newtype, 0, "MPI_Type_create_subarray");
@@ -576,6 +601,7 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], con
                                 const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
                                 MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     return subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, 1,
                     "MPI_Type_create_subarray_c");
 }
@@ -703,6 +729,7 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
                             const int array_of_dargs[], const int array_of_psizes[], int order,
                             MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     MPI_Count *gsizes = widen(ndims, array_of_gsizes);
     int rc = darray(size, rank, ndims, gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype,
                     newtype, 0, "MPI_Type_create_darray");
@@ -715,6 +742,7 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
                               const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
                               int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     return darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order,
                   oldtype, newtype, 1, "MPI_Type_create_darray_c");
 }

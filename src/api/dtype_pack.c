@@ -45,6 +45,7 @@ static int pack(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, voi
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position,
               MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     MPI_Count pos = position ? *position : 0;   /* stays within outsize, an int */
     int rc = pack(inbuf, incount, datatype, outbuf, outsize, position ? &pos : NULL, comm, "MPI_Pack");
     if (!rc)
@@ -56,6 +57,7 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
 int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
                 MPI_Count *position, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return pack(inbuf, incount, datatype, outbuf, outsize, position, comm, "MPI_Pack_c");
 }
 
@@ -85,6 +87,7 @@ static int unpack(const void *inbuf, MPI_Count insize, MPI_Count *position, void
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype,
                 MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     MPI_Count pos = position ? *position : 0;   /* stays within insize, an int */
     int rc = unpack(inbuf, insize, position ? &pos : NULL, outbuf, outcount, datatype, comm, "MPI_Unpack");
     if (!rc)
@@ -96,6 +99,7 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
 int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount,
                   MPI_Datatype datatype, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, "MPI_Unpack_c");
 }
 
@@ -122,6 +126,7 @@ static int pack_size(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MP
 #pragma weak MPI_Pack_size = PMPI_Pack_size
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
+    FERRY_API_ENTER();
     MPI_Count n = 0;
     int rc = pack_size(incount, datatype, comm, size ? &n : NULL, INT_MAX, "MPI_Pack_size");
     if (!rc)
@@ -132,6 +137,7 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 #pragma weak MPI_Pack_size_c = PMPI_Pack_size_c
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
 {
+    FERRY_API_ENTER();
     return pack_size(incount, datatype, comm, size, PTRDIFF_MAX, "MPI_Pack_size_c");
 }
 
@@ -178,6 +184,7 @@ static int pack_external(const char datarep[], const void *inbuf, MPI_Count inco
 int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
                        MPI_Aint outsize, MPI_Aint *position)
 {
+    FERRY_API_ENTER();
     return pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, "MPI_Pack_external");
 }
 
@@ -185,6 +192,7 @@ int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI
 int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
                          void *outbuf, MPI_Count outsize, MPI_Count *position)
 {
+    FERRY_API_ENTER();
     return pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, "MPI_Pack_external_c");
 }
 
@@ -212,6 +220,7 @@ static int unpack_external(const char datarep[], const void *inbuf, MPI_Aint ins
 int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf,
                          int outcount, MPI_Datatype datatype)
 {
+    FERRY_API_ENTER();
     return unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, "MPI_Unpack_external");
 }
 
@@ -219,6 +228,7 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insiz
 int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position,
                            void *outbuf, MPI_Count outcount, MPI_Datatype datatype)
 {
+    FERRY_API_ENTER();
     return unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, "MPI_Unpack_external_c");
 }
 
@@ -239,12 +249,14 @@ static int pack_external_size(const char datarep[], MPI_Count incount, MPI_Datat
 #pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
 int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size)
 {
+    FERRY_API_ENTER();
     return pack_external_size(datarep, incount, datatype, size, "MPI_Pack_external_size");
 }
 
 #pragma weak MPI_Pack_external_size_c = PMPI_Pack_external_size_c
 int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size)
 {
+    FERRY_API_ENTER();
     return pack_external_size(datarep, incount, datatype, size, "MPI_Pack_external_size_c");
 }
 
@@ -253,6 +265,7 @@ int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Dataty
 #pragma weak MPI_Get_address = PMPI_Get_address
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
+    FERRY_API_ENTER();
     if (!address)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Get_address", "address is NULL");
     *address = (MPI_Aint)(uintptr_t)location;
@@ -262,5 +275,6 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
 #pragma weak MPI_Address = PMPI_Address
 int PMPI_Address(void *location, MPI_Aint *address)
 {
+    FERRY_API_ENTER();
     return PMPI_Get_address(location, address);
 }

@@ -40,6 +40,7 @@ static int get_envelope(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Coun
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
                            int *combiner)
 {
+    FERRY_API_ENTER();
     MPI_Count ni, na, nc, nd;
     int rc = get_envelope(datatype, num_integers ? &ni : NULL, num_addresses ? &na : NULL, &nc,
                           num_datatypes ? &nd : NULL, combiner, 0, "MPI_Type_get_envelope");
@@ -55,6 +56,7 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
 int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses,
                              MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
 {
+    FERRY_API_ENTER();
     return get_envelope(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner, 1,
                         "MPI_Type_get_envelope_c");
 }
@@ -98,6 +100,7 @@ static int get_contents(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count
 int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
                            int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
+    FERRY_API_ENTER();
     return get_contents(datatype, max_integers, max_addresses, 0, max_datatypes, array_of_integers,
                         array_of_addresses, NULL, array_of_datatypes, 0, "MPI_Type_get_contents");
 }
@@ -108,6 +111,7 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_
                              MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
                              MPI_Datatype array_of_datatypes[])
 {
+    FERRY_API_ENTER();
     return get_contents(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers,
                         array_of_addresses, array_of_large_counts, array_of_datatypes, 1, "MPI_Type_get_contents_c");
 }
@@ -115,6 +119,7 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_
 #pragma weak MPI_Type_set_name = PMPI_Type_set_name
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
+    FERRY_API_ENTER();
     static const char fn[] = "MPI_Type_set_name";
     struct ferry_datatype *dt;
     int rc = check_type_query(datatype, &dt, fn);
@@ -131,6 +136,7 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 #pragma weak MPI_Type_extent = PMPI_Type_extent
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 {
+    FERRY_API_ENTER();
     struct ferry_datatype *dt;
     int rc = check_type_query(datatype, &dt, "MPI_Type_extent");
     if (rc)
@@ -144,6 +150,7 @@ int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 #pragma weak MPI_Type_lb = PMPI_Type_lb
 int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 {
+    FERRY_API_ENTER();
     struct ferry_datatype *dt;
     int rc = check_type_query(datatype, &dt, "MPI_Type_lb");
     if (rc)
@@ -157,6 +164,7 @@ int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 #pragma weak MPI_Type_ub = PMPI_Type_ub
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 {
+    FERRY_API_ENTER();
     struct ferry_datatype *dt;
     int rc = check_type_query(datatype, &dt, "MPI_Type_ub");
     if (rc)
@@ -188,6 +196,7 @@ static MPI_Datatype sized(int typeclass, int size)
 #pragma weak MPI_Type_match_size = PMPI_Type_match_size
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
+    FERRY_API_ENTER();
     static const char fn[] = "MPI_Type_match_size";
     int rc = check_init(fn);
     if (rc)
@@ -238,17 +247,20 @@ static int f90(int combiner, int p, int r, MPI_Datatype *newtype, const char *fn
 #pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     return f90(MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, newtype, "MPI_Type_create_f90_integer");
 }
 
 #pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     return f90(MPI_COMBINER_F90_REAL, p, r, newtype, "MPI_Type_create_f90_real");
 }
 
 #pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
+    FERRY_API_ENTER();
     return f90(MPI_COMBINER_F90_COMPLEX, p, r, newtype, "MPI_Type_create_f90_complex");
 }

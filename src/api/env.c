@@ -22,18 +22,21 @@ static int do_init(int required, int *provided, const char *fn)
 #pragma weak MPI_Init = PMPI_Init
 int PMPI_Init(int *argc, char ***argv)
 {
+    FERRY_API_ENTER();
     return do_init(MPI_THREAD_SINGLE, NULL, "MPI_Init");
 }
 
 #pragma weak MPI_Init_thread = PMPI_Init_thread
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    FERRY_API_ENTER();
     return do_init(required, provided, "MPI_Init_thread");
 }
 
 #pragma weak MPI_Initialized = PMPI_Initialized
 int PMPI_Initialized(int *flag)
 {
+    FERRY_API_ENTER();
     int rc;
     if ((rc = check_out(flag, "flag", "MPI_Initialized")))
         return rc;
@@ -44,6 +47,7 @@ int PMPI_Initialized(int *flag)
 #pragma weak MPI_Finalized = PMPI_Finalized
 int PMPI_Finalized(int *flag)
 {
+    FERRY_API_ENTER();
     int rc;
     if ((rc = check_out(flag, "flag", "MPI_Finalized")))
         return rc;
@@ -54,6 +58,7 @@ int PMPI_Finalized(int *flag)
 #pragma weak MPI_Finalize = PMPI_Finalize
 int PMPI_Finalize(void)
 {
+    FERRY_API_ENTER();
     int rc = check_init("MPI_Finalize");
     if (rc)
         return rc;
@@ -67,6 +72,7 @@ int PMPI_Finalize(void)
 #pragma weak MPI_Query_thread = PMPI_Query_thread
 int PMPI_Query_thread(int *provided)
 {
+    FERRY_API_ENTER();
     int rc = check_init("MPI_Query_thread");
     if (rc)
         return rc;
@@ -79,6 +85,7 @@ int PMPI_Query_thread(int *provided)
 #pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
 int PMPI_Is_thread_main(int *flag)
 {
+    FERRY_API_ENTER();
     int rc = check_init("MPI_Is_thread_main");
     if (rc)
         return rc;
@@ -91,6 +98,7 @@ int PMPI_Is_thread_main(int *flag)
 #pragma weak MPI_Abort = PMPI_Abort
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
+    FERRY_API_ENTER();
     char msg[160];
     snprintf(msg, sizeof msg, "MPI_Abort called with error code %d", errorcode);
     fprintf(stderr, "ferry: rank %d: %s\n", ferry_rt.world_rank < 0 ? 0 : ferry_rt.world_rank, msg);
@@ -105,6 +113,7 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 #pragma weak MPI_Get_version = PMPI_Get_version
 int PMPI_Get_version(int *version, int *subversion)
 {
+    FERRY_API_ENTER();
     int rc;
     if ((rc = check_out(version, "version", "MPI_Get_version")))
         return rc;
@@ -118,6 +127,7 @@ int PMPI_Get_version(int *version, int *subversion)
 #pragma weak MPI_Get_library_version = PMPI_Get_library_version
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
+    FERRY_API_ENTER();
     int rc;
     if ((rc = check_out(version, "version", "MPI_Get_library_version")))
         return rc;
@@ -132,6 +142,7 @@ int PMPI_Get_library_version(char *version, int *resultlen)
 #pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
+    FERRY_API_ENTER();
     int rc = check_init("MPI_Get_processor_name");
     if (rc)
         return rc;
@@ -163,6 +174,7 @@ double PMPI_Wtick(void)
 #pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
+    FERRY_API_ENTER();
     int rc = check_init("MPI_Alloc_mem");
     if (rc)
         return rc;
@@ -178,6 +190,7 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 #pragma weak MPI_Free_mem = PMPI_Free_mem
 int PMPI_Free_mem(void *base)
 {
+    FERRY_API_ENTER();
     free(base);
     return MPI_SUCCESS;
 }
@@ -186,6 +199,7 @@ int PMPI_Free_mem(void *base)
 #pragma weak MPI_Pcontrol = PMPI_Pcontrol
 int PMPI_Pcontrol(const int level, ...)
 {
+    FERRY_API_ENTER();
     (void)level;
     return MPI_SUCCESS;
 }

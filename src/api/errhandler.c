@@ -6,6 +6,7 @@
 #pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_comm(comm, &c, "MPI_Comm_set_errhandler");
     if (rc)
@@ -22,6 +23,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 #pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_comm(comm, &c, "MPI_Comm_get_errhandler");
     if (rc)
@@ -36,18 +38,21 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 #pragma weak MPI_Errhandler_set = PMPI_Errhandler_set
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
+    FERRY_API_ENTER();
     return PMPI_Comm_set_errhandler(comm, errhandler);
 }
 
 #pragma weak MPI_Errhandler_get = PMPI_Errhandler_get
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
+    FERRY_API_ENTER();
     return PMPI_Comm_get_errhandler(comm, errhandler);
 }
 
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
+    FERRY_API_ENTER();
     int rc = check_init("MPI_Comm_create_errhandler");
     if (rc)
         return rc;
@@ -62,6 +67,7 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
 #pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_comm(comm, &c, "MPI_Comm_call_errhandler");
     if (rc)
@@ -73,6 +79,7 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 #pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
+    FERRY_API_ENTER();
     int rc = check_init("MPI_Errhandler_free");
     if (rc)
         return rc;
@@ -86,6 +93,7 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 #pragma weak MPI_Error_string = PMPI_Error_string
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+    FERRY_API_ENTER();
     const char *s = ferry_error_class_string(errorcode);
     if (!s)
         s = ferry_user_error_string(errorcode);
@@ -101,6 +109,7 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 #pragma weak MPI_Error_class = PMPI_Error_class
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
+    FERRY_API_ENTER();
     int cls = ferry_error_class_of(errorcode);
     if (cls < 0)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Error_class", "unknown error code %d", errorcode);
@@ -115,6 +124,7 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 #pragma weak MPI_Add_error_class = PMPI_Add_error_class
 int PMPI_Add_error_class(int *errorclass)
 {
+    FERRY_API_ENTER();
     int rc = check_init("MPI_Add_error_class");
     if (rc)
         return rc;
@@ -127,6 +137,7 @@ int PMPI_Add_error_class(int *errorclass)
 #pragma weak MPI_Add_error_code = PMPI_Add_error_code
 int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
+    FERRY_API_ENTER();
     int rc = check_init("MPI_Add_error_code");
     if (rc)
         return rc;
@@ -143,6 +154,7 @@ int PMPI_Add_error_code(int errorclass, int *errorcode)
 #pragma weak MPI_Add_error_string = PMPI_Add_error_string
 int PMPI_Add_error_string(int errorcode, const char *string)
 {
+    FERRY_API_ENTER();
     int rc = check_init("MPI_Add_error_string");
     if (rc)
         return rc;
@@ -174,35 +186,41 @@ static int remove_error(int code, int what, const char *fn)
 #pragma weak MPI_Remove_error_class = PMPI_Remove_error_class
 int PMPI_Remove_error_class(int errorclass)
 {
+    FERRY_API_ENTER();
     return remove_error(errorclass, 1, "MPI_Remove_error_class");
 }
 
 #pragma weak MPI_Remove_error_code = PMPI_Remove_error_code
 int PMPI_Remove_error_code(int errorcode)
 {
+    FERRY_API_ENTER();
     return remove_error(errorcode, 0, "MPI_Remove_error_code");
 }
 
 #pragma weak MPI_Remove_error_string = PMPI_Remove_error_string
 int PMPI_Remove_error_string(int errorcode)
 {
+    FERRY_API_ENTER();
     return remove_error(errorcode, 2, "MPI_Remove_error_string");
 }
 
 #pragma weak MPIX_Delete_error_class = PMPIX_Delete_error_class
 int PMPIX_Delete_error_class(int errorclass)
 {
+    FERRY_API_ENTER();
     return remove_error(errorclass, 1, "MPIX_Delete_error_class");
 }
 
 #pragma weak MPIX_Delete_error_code = PMPIX_Delete_error_code
 int PMPIX_Delete_error_code(int errorcode)
 {
+    FERRY_API_ENTER();
     return remove_error(errorcode, 0, "MPIX_Delete_error_code");
 }
 
 #pragma weak MPIX_Delete_error_string = PMPIX_Delete_error_string
 int PMPIX_Delete_error_string(int errorcode)
 {
+    FERRY_API_ENTER();
     return remove_error(errorcode, 2, "MPIX_Delete_error_string");
 }

@@ -21,6 +21,7 @@
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
                         MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     int rc = check_init("MPI_Grequest_start");
     if (rc)
         return rc;
@@ -39,6 +40,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
 #pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
 int PMPI_Grequest_complete(MPI_Request request)
 {
+    FERRY_API_ENTER();
     int rc = check_init("MPI_Grequest_complete");
     if (rc)
         return rc;
@@ -74,6 +76,7 @@ _Static_assert(sizeof(MPI_Status) == 5 * sizeof(MPI_Fint), "MPI_Status is MPI_ST
 #pragma weak MPII_Grequest_set_lang_f77 = ferry_mpii_grequest_set_lang_f77
 void ferry_mpii_grequest_set_lang_f77(MPI_Request request)
 {
+    FERRY_API_ENTER();
     struct ferry_request *r = ferry_request_get(request);
     if (r && r->kind == FERRY_REQ_GREQ)
         r->greq_fortran = 1;

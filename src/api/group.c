@@ -18,6 +18,7 @@ static int check_group(MPI_Group h, struct ferry_group **g, const char *fn)
 #pragma weak MPI_Group_size = PMPI_Group_size
 int PMPI_Group_size(MPI_Group group, int *size)
 {
+    FERRY_API_ENTER();
     struct ferry_group *g;
     int rc = check_group(group, &g, "MPI_Group_size");
     if (rc || (rc = check_out(size, "size", "MPI_Group_size")))
@@ -29,6 +30,7 @@ int PMPI_Group_size(MPI_Group group, int *size)
 #pragma weak MPI_Group_rank = PMPI_Group_rank
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
+    FERRY_API_ENTER();
     struct ferry_group *g;
     int rc = check_group(group, &g, "MPI_Group_rank");
     if (rc || (rc = check_out(rank, "rank", "MPI_Group_rank")))
@@ -40,6 +42,7 @@ int PMPI_Group_rank(MPI_Group group, int *rank)
 #pragma weak MPI_Group_free = PMPI_Group_free
 int PMPI_Group_free(MPI_Group *group)
 {
+    FERRY_API_ENTER();
     struct ferry_group *g;
     if (!group)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Group_free", "group pointer is NULL");
@@ -60,6 +63,7 @@ static int rank_in(const struct ferry_group *g, int world)
 #pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
+    FERRY_API_ENTER();
     struct ferry_group *a, *b;
     int rc = check_group(group1, &a, "MPI_Group_translate_ranks");
     if (!rc)
@@ -86,6 +90,7 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
 #pragma weak MPI_Group_compare = PMPI_Group_compare
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
+    FERRY_API_ENTER();
     struct ferry_group *a, *b;
     int rc = check_group(group1, &a, "MPI_Group_compare");
     if (!rc)
@@ -108,6 +113,7 @@ static MPI_Group make_group(int n, const int *world)
 #pragma weak MPI_Group_incl = PMPI_Group_incl
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
+    FERRY_API_ENTER();
     struct ferry_group *g;
     int rc = check_group(group, &g, "MPI_Group_incl");
     if (rc)
@@ -142,6 +148,7 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
 #pragma weak MPI_Group_excl = PMPI_Group_excl
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
+    FERRY_API_ENTER();
     struct ferry_group *g;
     int rc = check_group(group, &g, "MPI_Group_excl");
     if (rc)
@@ -206,18 +213,21 @@ static int setop(MPI_Group g1, MPI_Group g2, MPI_Group *out, int op, const char 
 #pragma weak MPI_Group_union = PMPI_Group_union
 int PMPI_Group_union(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
 {
+    FERRY_API_ENTER();
     return setop(g1, g2, newgroup, 0, "MPI_Group_union");
 }
 
 #pragma weak MPI_Group_intersection = PMPI_Group_intersection
 int PMPI_Group_intersection(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
 {
+    FERRY_API_ENTER();
     return setop(g1, g2, newgroup, 1, "MPI_Group_intersection");
 }
 
 #pragma weak MPI_Group_difference = PMPI_Group_difference
 int PMPI_Group_difference(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
 {
+    FERRY_API_ENTER();
     return setop(g1, g2, newgroup, 2, "MPI_Group_difference");
 }
 
@@ -296,11 +306,13 @@ static int range_op(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup
 #pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
+    FERRY_API_ENTER();
     return range_op(group, n, ranges, newgroup, 1, "MPI_Group_range_incl");
 }
 
 #pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
+    FERRY_API_ENTER();
     return range_op(group, n, ranges, newgroup, 0, "MPI_Group_range_excl");
 }

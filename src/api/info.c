@@ -33,6 +33,7 @@ static int check_key(const char *key, const char *fn)
 #pragma weak MPI_Info_create = PMPI_Info_create
 int PMPI_Info_create(MPI_Info *info)
 {
+    FERRY_API_ENTER();
     if (!info)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Info_create", "info pointer is NULL");
     *info = ferry_info_new()->handle;
@@ -44,6 +45,7 @@ int PMPI_Info_create(MPI_Info *info)
 #pragma weak MPI_Info_create_env = PMPI_Info_create_env
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
+    FERRY_API_ENTER();
     if (!info)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Info_create_env", "info pointer is NULL");
     if (argc < 0)
@@ -57,6 +59,7 @@ int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 #pragma weak MPI_Info_set = PMPI_Info_set
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
+    FERRY_API_ENTER();
     struct ferry_info *in;
     int rc = check_info(info, &in, "MPI_Info_set");
     if (rc || (rc = check_key(key, "MPI_Info_set")))
@@ -74,6 +77,7 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 #pragma weak MPI_Info_delete = PMPI_Info_delete
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
+    FERRY_API_ENTER();
     struct ferry_info *in;
     int rc = check_info(info, &in, "MPI_Info_delete");
     if (rc || (rc = check_key(key, "MPI_Info_delete")))
@@ -86,6 +90,7 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 #pragma weak MPI_Info_get = PMPI_Info_get
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
+    FERRY_API_ENTER();
     struct ferry_info *in;
     int rc = check_info(info, &in, "MPI_Info_get");
     if (rc || (rc = check_key(key, "MPI_Info_get")))
@@ -110,6 +115,7 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 #pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
+    FERRY_API_ENTER();
     struct ferry_info *in;
     int rc = check_info(info, &in, "MPI_Info_get_valuelen");
     if (rc || (rc = check_key(key, "MPI_Info_get_valuelen")))
@@ -130,6 +136,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 #pragma weak MPI_Info_get_string = PMPI_Info_get_string
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
+    FERRY_API_ENTER();
     const char *fn = "MPI_Info_get_string";
     struct ferry_info *in;
     int rc = check_info(info, &in, fn);
@@ -158,6 +165,7 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
 #pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
+    FERRY_API_ENTER();
     struct ferry_info *in;
     int rc = check_info(info, &in, "MPI_Info_get_nkeys");
     if (rc)
@@ -171,6 +179,7 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 #pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
+    FERRY_API_ENTER();
     struct ferry_info *in;
     int rc = check_info(info, &in, "MPI_Info_get_nthkey");
     if (rc)
@@ -187,6 +196,7 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 #pragma weak MPI_Info_dup = PMPI_Info_dup
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
+    FERRY_API_ENTER();
     struct ferry_info *in;
     int rc = check_info(info, &in, "MPI_Info_dup");
     if (rc)
@@ -200,6 +210,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 #pragma weak MPI_Info_free = PMPI_Info_free
 int PMPI_Info_free(MPI_Info *info)
 {
+    FERRY_API_ENTER();
     struct ferry_info *in;
     if (!info)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Info_free", "info pointer is NULL");

@@ -23,6 +23,7 @@
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
                           MPI_Comm *newintercomm)
 {
+    FERRY_API_ENTER();
     static const char fn[] = "MPI_Intercomm_create";
     struct ferry_comm *lc, *pc = NULL;
     int rc = check_comm(local_comm, &lc, fn);
@@ -103,6 +104,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 #pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
+    FERRY_API_ENTER();
     static const char fn[] = "MPI_Intercomm_merge";
     struct ferry_comm *c;
     int rc = check_comm(intercomm, &c, fn);

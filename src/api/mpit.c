@@ -46,18 +46,23 @@ static void t_string(const char *src, char *dst, int *len)
 #pragma weak MPI_T_init_thread = PMPI_T_init_thread
 int PMPI_T_init_thread(int required, int *provided)
 {
+    FERRY_API_ENTER();
     if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
         return MPI_ERR_ARG;
     if (t_initialized++ == 0 && ferry_rt.state != FERRY_INITIALIZED)
         ferry_config_load();   /* the values MPI_Init reads */
+    int level = required < ferry_cfg.thread_max ? required : (int)ferry_cfg.thread_max;
+    if (level == MPI_THREAD_MULTIPLE)
+        ferry_biglock_on = 1;   /* MPI_T calls from several threads hold the lock like any MPI call */
     if (provided)
-        *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+        *provided = level;
     return MPI_SUCCESS;
 }
 
 #pragma weak MPI_T_finalize = PMPI_T_finalize
 int PMPI_T_finalize(void)
 {
+    FERRY_API_ENTER();
     if (!t_initialized)
         return MPI_T_ERR_NOT_INITIALIZED;
     t_initialized--;
@@ -82,6 +87,7 @@ static int cvar_datatype(const struct ferry_config_desc *d, MPI_Datatype *dt, in
 #pragma weak MPI_T_cvar_get_num = PMPI_T_cvar_get_num
 int PMPI_T_cvar_get_num(int *num_cvar)
 {
+    FERRY_API_ENTER();
     T_CHECK();
     if (!num_cvar)
         return MPI_ERR_ARG;
@@ -93,6 +99,7 @@ int PMPI_T_cvar_get_num(int *num_cvar)
 int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype,
                          MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope)
 {
+    FERRY_API_ENTER();
     T_CHECK();
     if (cvar_index < 0 || cvar_index >= ferry_config_count())
         return MPI_T_ERR_INVALID_INDEX;
@@ -117,6 +124,7 @@ int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosi
 #pragma weak MPI_T_cvar_get_index = PMPI_T_cvar_get_index
 int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
 {
+    FERRY_API_ENTER();
     T_CHECK();
     if (!name || !cvar_index)
         return MPI_ERR_ARG;
@@ -130,6 +138,7 @@ int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
 #pragma weak MPI_T_cvar_handle_alloc = PMPI_T_cvar_handle_alloc
 int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count)
 {
+    FERRY_API_ENTER();
     (void)obj_handle;   /* every variable binds to no object */
     T_CHECK();
     if (cvar_index < 0 || cvar_index >= ferry_config_count())
@@ -151,6 +160,7 @@ int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle
 #pragma weak MPI_T_cvar_handle_free = PMPI_T_cvar_handle_free
 int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
+    FERRY_API_ENTER();
     T_CHECK();
     if (!handle || *handle == MPI_T_CVAR_HANDLE_NULL)
         return MPI_T_ERR_INVALID_HANDLE;
@@ -162,6 +172,7 @@ int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 #pragma weak MPI_T_cvar_read = PMPI_T_cvar_read
 int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
+    FERRY_API_ENTER();
     T_CHECK();
     if (handle == MPI_T_CVAR_HANDLE_NULL)
         return MPI_T_ERR_INVALID_HANDLE;
@@ -183,6 +194,7 @@ int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 #pragma weak MPI_T_cvar_write = PMPI_T_cvar_write
 int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
+    FERRY_API_ENTER();
     (void)buf;
     T_CHECK();
     if (handle == MPI_T_CVAR_HANDLE_NULL)
@@ -195,6 +207,7 @@ int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 #pragma weak MPI_T_enum_get_info = PMPI_T_enum_get_info
 int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
+    FERRY_API_ENTER();
     (void)enumtype, (void)num, (void)name, (void)name_len;
     T_CHECK();
     return MPI_T_ERR_INVALID_HANDLE;
@@ -203,6 +216,7 @@ int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_le
 #pragma weak MPI_T_enum_get_item = PMPI_T_enum_get_item
 int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len)
 {
+    FERRY_API_ENTER();
     (void)enumtype, (void)index, (void)value, (void)name, (void)name_len;
     T_CHECK();
     return MPI_T_ERR_INVALID_HANDLE;
@@ -213,6 +227,7 @@ int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name,
 #pragma weak MPI_T_pvar_get_num = PMPI_T_pvar_get_num
 int PMPI_T_pvar_get_num(int *num_pvar)
 {
+    FERRY_API_ENTER();
     T_CHECK();
     if (!num_pvar)
         return MPI_ERR_ARG;
@@ -225,6 +240,7 @@ int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosi
                          MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind,
                          int *readonly, int *continuous, int *atomic)
 {
+    FERRY_API_ENTER();
     (void)pvar_index, (void)name, (void)name_len, (void)verbosity, (void)var_class, (void)datatype;
     (void)enumtype, (void)desc, (void)desc_len, (void)bind, (void)readonly, (void)continuous, (void)atomic;
     T_CHECK();
@@ -234,6 +250,7 @@ int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosi
 #pragma weak MPI_T_pvar_get_index = PMPI_T_pvar_get_index
 int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
+    FERRY_API_ENTER();
     (void)var_class, (void)pvar_index;
     T_CHECK();
     return name ? MPI_T_ERR_INVALID_NAME : MPI_ERR_ARG;
@@ -242,6 +259,7 @@ int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 #pragma weak MPI_T_pvar_session_create = PMPI_T_pvar_session_create
 int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
 {
+    FERRY_API_ENTER();
     T_CHECK();
     if (!session)
         return MPI_ERR_ARG;
@@ -252,6 +270,7 @@ int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
 #pragma weak MPI_T_pvar_session_free = PMPI_T_pvar_session_free
 int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
 {
+    FERRY_API_ENTER();
     T_CHECK();
     if (!session || *session == MPI_T_PVAR_SESSION_NULL)
         return MPI_T_ERR_INVALID_SESSION;
@@ -264,6 +283,7 @@ int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
 int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle,
                              int *count)
 {
+    FERRY_API_ENTER();
     (void)obj_handle, (void)handle, (void)count;
     T_CHECK();
     if (session == MPI_T_PVAR_SESSION_NULL)
@@ -282,6 +302,7 @@ static int no_pvar_handle(MPI_T_pvar_session session)
 #pragma weak MPI_T_pvar_handle_free = PMPI_T_pvar_handle_free
 int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
+    FERRY_API_ENTER();
     (void)handle;
     return no_pvar_handle(session);
 }
@@ -289,6 +310,7 @@ int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handl
 #pragma weak MPI_T_pvar_start = PMPI_T_pvar_start
 int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
+    FERRY_API_ENTER();
     (void)handle;
     return no_pvar_handle(session);
 }
@@ -296,6 +318,7 @@ int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 #pragma weak MPI_T_pvar_stop = PMPI_T_pvar_stop
 int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
+    FERRY_API_ENTER();
     (void)handle;
     return no_pvar_handle(session);
 }
@@ -303,6 +326,7 @@ int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 #pragma weak MPI_T_pvar_read = PMPI_T_pvar_read
 int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
+    FERRY_API_ENTER();
     (void)handle, (void)buf;
     return no_pvar_handle(session);
 }
@@ -310,6 +334,7 @@ int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void 
 #pragma weak MPI_T_pvar_write = PMPI_T_pvar_write
 int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
+    FERRY_API_ENTER();
     (void)handle, (void)buf;
     return no_pvar_handle(session);
 }
@@ -317,6 +342,7 @@ int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, cons
 #pragma weak MPI_T_pvar_reset = PMPI_T_pvar_reset
 int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
+    FERRY_API_ENTER();
     (void)handle;
     return no_pvar_handle(session);
 }
@@ -324,6 +350,7 @@ int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 #pragma weak MPI_T_pvar_readreset = PMPI_T_pvar_readreset
 int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
+    FERRY_API_ENTER();
     (void)handle, (void)buf;
     return no_pvar_handle(session);
 }
@@ -336,6 +363,7 @@ static const char category_desc[] = "Ferry's FERRY_* tunables (ferry_info --env 
 #pragma weak MPI_T_category_get_num = PMPI_T_category_get_num
 int PMPI_T_category_get_num(int *num_cat)
 {
+    FERRY_API_ENTER();
     T_CHECK();
     if (!num_cat)
         return MPI_ERR_ARG;
@@ -347,6 +375,7 @@ int PMPI_T_category_get_num(int *num_cat)
 int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars,
                              int *num_pvars, int *num_categories)
 {
+    FERRY_API_ENTER();
     T_CHECK();
     if (cat_index != 0)
         return MPI_T_ERR_INVALID_INDEX;
@@ -364,6 +393,7 @@ int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *des
 #pragma weak MPI_T_category_get_index = PMPI_T_category_get_index
 int PMPI_T_category_get_index(const char *name, int *cat_index)
 {
+    FERRY_API_ENTER();
     T_CHECK();
     if (!name || !cat_index)
         return MPI_ERR_ARG;
@@ -376,6 +406,7 @@ int PMPI_T_category_get_index(const char *name, int *cat_index)
 #pragma weak MPI_T_category_get_cvars = PMPI_T_category_get_cvars
 int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
+    FERRY_API_ENTER();
     T_CHECK();
     if (cat_index != 0)
         return MPI_T_ERR_INVALID_INDEX;
@@ -389,6 +420,7 @@ int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
 #pragma weak MPI_T_category_get_pvars = PMPI_T_category_get_pvars
 int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
+    FERRY_API_ENTER();
     (void)indices;
     T_CHECK();
     if (cat_index != 0)
@@ -399,6 +431,7 @@ int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
 #pragma weak MPI_T_category_get_categories = PMPI_T_category_get_categories
 int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
+    FERRY_API_ENTER();
     (void)indices;
     T_CHECK();
     if (cat_index != 0)
@@ -409,6 +442,7 @@ int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
 #pragma weak MPI_T_category_changed = PMPI_T_category_changed
 int PMPI_T_category_changed(int *stamp)
 {
+    FERRY_API_ENTER();
     T_CHECK();
     if (!stamp)
         return MPI_ERR_ARG;
@@ -421,6 +455,7 @@ int PMPI_T_category_changed(int *stamp)
 #pragma weak MPI_T_event_get_num = PMPI_T_event_get_num
 int PMPI_T_event_get_num(int *num_events)
 {
+    FERRY_API_ENTER();
     T_CHECK();
     if (!num_events)
         return MPI_ERR_ARG;
@@ -431,6 +466,7 @@ int PMPI_T_event_get_num(int *num_events)
 #pragma weak MPI_T_source_get_num = PMPI_T_source_get_num
 int PMPI_T_source_get_num(int *num_sources)
 {
+    FERRY_API_ENTER();
     T_CHECK();
     if (!num_sources)
         return MPI_ERR_ARG;
@@ -441,6 +477,7 @@ int PMPI_T_source_get_num(int *num_sources)
 #pragma weak MPI_T_category_get_num_events = PMPI_T_category_get_num_events
 int PMPI_T_category_get_num_events(int cat_index, int *num_events)
 {
+    FERRY_API_ENTER();
     T_CHECK();
     if (cat_index != 0)
         return MPI_T_ERR_INVALID_INDEX;
@@ -453,12 +490,14 @@ int PMPI_T_category_get_num_events(int cat_index, int *num_events)
 #pragma weak MPI_T_category_get_events = PMPI_T_category_get_events
 int PMPI_T_category_get_events(int cat_index, int len, int indices[])
 {
+    FERRY_API_ENTER();
     return PMPI_T_category_get_pvars(cat_index, len, indices);   /* none either */
 }
 
 #pragma weak MPI_T_event_get_index = PMPI_T_event_get_index
 int PMPI_T_event_get_index(const char *name, int *event_index)
 {
+    FERRY_API_ENTER();
     (void)event_index;
     T_CHECK();
     return name ? MPI_T_ERR_INVALID_NAME : MPI_ERR_ARG;
@@ -469,6 +508,7 @@ int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbo
                           MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements,
                           MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind)
 {
+    FERRY_API_ENTER();
     (void)event_index, (void)name, (void)name_len, (void)verbosity, (void)array_of_datatypes;
     (void)array_of_displacements, (void)num_elements, (void)enumtype, (void)info, (void)desc, (void)desc_len;
     (void)bind;
@@ -480,6 +520,7 @@ int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbo
 int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
                               MPI_T_event_registration *event_registration)
 {
+    FERRY_API_ENTER();
     (void)event_index, (void)obj_handle, (void)info, (void)event_registration;
     T_CHECK();
     return MPI_T_ERR_INVALID_INDEX;
@@ -490,6 +531,7 @@ int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *de
                            MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks,
                            MPI_Info *info)
 {
+    FERRY_API_ENTER();
     (void)source_index, (void)name, (void)name_len, (void)desc, (void)desc_len, (void)ordering;
     (void)ticks_per_second, (void)max_ticks, (void)info;
     T_CHECK();
@@ -499,6 +541,7 @@ int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *de
 #pragma weak MPI_T_source_get_timestamp = PMPI_T_source_get_timestamp
 int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
 {
+    FERRY_API_ENTER();
     (void)source_index, (void)timestamp;
     T_CHECK();
     return MPI_T_ERR_INVALID_INDEX;
@@ -514,6 +557,7 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
 #pragma weak MPI_T_event_handle_free = PMPI_T_event_handle_free
 int PMPI_T_event_handle_free(MPI_T_event_registration r, void *user_data, MPI_T_event_free_cb_function f)
 {
+    FERRY_API_ENTER();
     (void)r, (void)user_data, (void)f;
     NO_EVENT_HANDLE();
 }
@@ -521,6 +565,7 @@ int PMPI_T_event_handle_free(MPI_T_event_registration r, void *user_data, MPI_T_
 #pragma weak MPI_T_event_handle_get_info = PMPI_T_event_handle_get_info
 int PMPI_T_event_handle_get_info(MPI_T_event_registration r, MPI_Info *info_used)
 {
+    FERRY_API_ENTER();
     (void)r, (void)info_used;
     NO_EVENT_HANDLE();
 }
@@ -528,6 +573,7 @@ int PMPI_T_event_handle_get_info(MPI_T_event_registration r, MPI_Info *info_used
 #pragma weak MPI_T_event_handle_set_info = PMPI_T_event_handle_set_info
 int PMPI_T_event_handle_set_info(MPI_T_event_registration r, MPI_Info info)
 {
+    FERRY_API_ENTER();
     (void)r, (void)info;
     NO_EVENT_HANDLE();
 }
@@ -536,6 +582,7 @@ int PMPI_T_event_handle_set_info(MPI_T_event_registration r, MPI_Info info)
 int PMPI_T_event_register_callback(MPI_T_event_registration r, MPI_T_cb_safety cb_safety, MPI_Info info,
                                    void *user_data, MPI_T_event_cb_function event_cb_function)
 {
+    FERRY_API_ENTER();
     (void)r, (void)cb_safety, (void)info, (void)user_data, (void)event_cb_function;
     NO_EVENT_HANDLE();
 }
@@ -543,6 +590,7 @@ int PMPI_T_event_register_callback(MPI_T_event_registration r, MPI_T_cb_safety c
 #pragma weak MPI_T_event_callback_get_info = PMPI_T_event_callback_get_info
 int PMPI_T_event_callback_get_info(MPI_T_event_registration r, MPI_T_cb_safety cb_safety, MPI_Info *info_used)
 {
+    FERRY_API_ENTER();
     (void)r, (void)cb_safety, (void)info_used;
     NO_EVENT_HANDLE();
 }
@@ -550,6 +598,7 @@ int PMPI_T_event_callback_get_info(MPI_T_event_registration r, MPI_T_cb_safety c
 #pragma weak MPI_T_event_callback_set_info = PMPI_T_event_callback_set_info
 int PMPI_T_event_callback_set_info(MPI_T_event_registration r, MPI_T_cb_safety cb_safety, MPI_Info info)
 {
+    FERRY_API_ENTER();
     (void)r, (void)cb_safety, (void)info;
     NO_EVENT_HANDLE();
 }
@@ -557,6 +606,7 @@ int PMPI_T_event_callback_set_info(MPI_T_event_registration r, MPI_T_cb_safety c
 #pragma weak MPI_T_event_set_dropped_handler = PMPI_T_event_set_dropped_handler
 int PMPI_T_event_set_dropped_handler(MPI_T_event_registration r, MPI_T_event_dropped_cb_function f)
 {
+    FERRY_API_ENTER();
     (void)r, (void)f;
     NO_EVENT_HANDLE();
 }
@@ -564,6 +614,7 @@ int PMPI_T_event_set_dropped_handler(MPI_T_event_registration r, MPI_T_event_dro
 #pragma weak MPI_T_event_read = PMPI_T_event_read
 int PMPI_T_event_read(MPI_T_event_instance e, int element_index, void *buffer)
 {
+    FERRY_API_ENTER();
     (void)e, (void)element_index, (void)buffer;
     NO_EVENT_HANDLE();
 }
@@ -571,6 +622,7 @@ int PMPI_T_event_read(MPI_T_event_instance e, int element_index, void *buffer)
 #pragma weak MPI_T_event_copy = PMPI_T_event_copy
 int PMPI_T_event_copy(MPI_T_event_instance e, void *buffer)
 {
+    FERRY_API_ENTER();
     (void)e, (void)buffer;
     NO_EVENT_HANDLE();
 }
@@ -578,6 +630,7 @@ int PMPI_T_event_copy(MPI_T_event_instance e, void *buffer)
 #pragma weak MPI_T_event_get_timestamp = PMPI_T_event_get_timestamp
 int PMPI_T_event_get_timestamp(MPI_T_event_instance e, MPI_Count *event_timestamp)
 {
+    FERRY_API_ENTER();
     (void)e, (void)event_timestamp;
     NO_EVENT_HANDLE();
 }
@@ -585,6 +638,7 @@ int PMPI_T_event_get_timestamp(MPI_T_event_instance e, MPI_Count *event_timestam
 #pragma weak MPI_T_event_get_source = PMPI_T_event_get_source
 int PMPI_T_event_get_source(MPI_T_event_instance e, int *source_index)
 {
+    FERRY_API_ENTER();
     (void)e, (void)source_index;
     NO_EVENT_HANDLE();
 }

@@ -20,18 +20,21 @@ static int op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commu
 #pragma weak MPI_Op_create = PMPI_Op_create
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
+    FERRY_API_ENTER();
     return op_create(user_fn, NULL, commute, op, "MPI_Op_create");
 }
 
 #pragma weak MPI_Op_create_c = PMPI_Op_create_c
 int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 {
+    FERRY_API_ENTER();
     return op_create(NULL, user_fn, commute, op, "MPI_Op_create_c");
 }
 
 #pragma weak MPI_Op_free = PMPI_Op_free
 int PMPI_Op_free(MPI_Op *op)
 {
+    FERRY_API_ENTER();
     int rc = check_init("MPI_Op_free");
     if (rc)
         return rc;
@@ -50,6 +53,7 @@ int PMPI_Op_free(MPI_Op *op)
 #pragma weak MPI_Op_commutative = PMPI_Op_commutative
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
+    FERRY_API_ENTER();
     int rc = check_init("MPI_Op_commutative");
     if (rc)
         return rc;
@@ -110,11 +114,13 @@ static int reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_
 #pragma weak MPI_Reduce_local = PMPI_Reduce_local
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
+    FERRY_API_ENTER();
     return reduce_local(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local");
 }
 
 #pragma weak MPI_Reduce_local_c = PMPI_Reduce_local_c
 int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
 {
+    FERRY_API_ENTER();
     return reduce_local(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local_c");
 }

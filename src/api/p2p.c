@@ -101,42 +101,49 @@ static int nonblocking_recv(void *buf, MPI_Count count, MPI_Datatype type, int s
 #pragma weak MPI_Send = PMPI_Send
 int PMPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return blocking_send(buf, count, type, dest, tag, comm, FERRY_MODE_STANDARD, "MPI_Send");
 }
 
 #pragma weak MPI_Send_c = PMPI_Send_c
 int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return blocking_send(buf, count, type, dest, tag, comm, FERRY_MODE_STANDARD, "MPI_Send_c");
 }
 
 #pragma weak MPI_Ssend = PMPI_Ssend
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return blocking_send(buf, count, type, dest, tag, comm, FERRY_MODE_SYNC, "MPI_Ssend");
 }
 
 #pragma weak MPI_Ssend_c = PMPI_Ssend_c
 int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return blocking_send(buf, count, type, dest, tag, comm, FERRY_MODE_SYNC, "MPI_Ssend_c");
 }
 
 #pragma weak MPI_Rsend = PMPI_Rsend
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return blocking_send(buf, count, type, dest, tag, comm, FERRY_MODE_READY, "MPI_Rsend");
 }
 
 #pragma weak MPI_Rsend_c = PMPI_Rsend_c
 int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
+    FERRY_API_ENTER();
     return blocking_send(buf, count, type, dest, tag, comm, FERRY_MODE_READY, "MPI_Rsend_c");
 }
 
 #pragma weak MPI_Isend = PMPI_Isend
 int PMPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return nonblocking_send(buf, count, type, dest, tag, comm, req, FERRY_MODE_STANDARD, "MPI_Isend");
 }
 
@@ -144,12 +151,14 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
 int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                  MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return nonblocking_send(buf, count, type, dest, tag, comm, req, FERRY_MODE_STANDARD, "MPI_Isend_c");
 }
 
 #pragma weak MPI_Issend = PMPI_Issend
 int PMPI_Issend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return nonblocking_send(buf, count, type, dest, tag, comm, req, FERRY_MODE_SYNC, "MPI_Issend");
 }
 
@@ -157,12 +166,14 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype type, int dest, int tag
 int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                   MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return nonblocking_send(buf, count, type, dest, tag, comm, req, FERRY_MODE_SYNC, "MPI_Issend_c");
 }
 
 #pragma weak MPI_Irsend = PMPI_Irsend
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return nonblocking_send(buf, count, type, dest, tag, comm, req, FERRY_MODE_READY, "MPI_Irsend");
 }
 
@@ -170,12 +181,14 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype type, int dest, int tag
 int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                   MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return nonblocking_send(buf, count, type, dest, tag, comm, req, FERRY_MODE_READY, "MPI_Irsend_c");
 }
 
 #pragma weak MPI_Recv = PMPI_Recv
 int PMPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    FERRY_API_ENTER();
     return blocking_recv(buf, count, type, source, tag, comm, status, "MPI_Recv");
 }
 
@@ -183,12 +196,14 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                 MPI_Status *status)
 {
+    FERRY_API_ENTER();
     return blocking_recv(buf, count, type, source, tag, comm, status, "MPI_Recv_c");
 }
 
 #pragma weak MPI_Irecv = PMPI_Irecv
 int PMPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return nonblocking_recv(buf, count, type, source, tag, comm, req, "MPI_Irecv");
 }
 
@@ -196,6 +211,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                  MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return nonblocking_recv(buf, count, type, source, tag, comm, req, "MPI_Irecv_c");
 }
 
@@ -231,6 +247,7 @@ static int sendrecv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    FERRY_API_ENTER();
     return sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
                     status, "MPI_Sendrecv");
 }
@@ -240,6 +257,7 @@ int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                     MPI_Status *status)
 {
+    FERRY_API_ENTER();
     return sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
                     status, "MPI_Sendrecv_c");
 }
@@ -269,6 +287,7 @@ static int sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype type, int d
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int sendtag, int source, int recvtag,
                           MPI_Comm comm, MPI_Status *status)
 {
+    FERRY_API_ENTER();
     return sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status, "MPI_Sendrecv_replace");
 }
 
@@ -276,6 +295,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype type, int dest, int sendtag, int source,
                             int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    FERRY_API_ENTER();
     return sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status,
                             "MPI_Sendrecv_replace_c");
 }
@@ -328,6 +348,7 @@ static int isendrecv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
                      request, "MPI_Isendrecv");
 }
@@ -337,6 +358,7 @@ int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
                      MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
                      request, "MPI_Isendrecv_c");
 }
@@ -364,6 +386,7 @@ static int isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype type, int 
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int sendtag, int source, int recvtag,
                            MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return isendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, request,
                              "MPI_Isendrecv_replace");
 }
@@ -372,6 +395,7 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, in
 int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype type, int dest, int sendtag, int source,
                              int recvtag, MPI_Comm comm, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return isendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, request,
                              "MPI_Isendrecv_replace_c");
 }

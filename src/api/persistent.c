@@ -26,6 +26,7 @@ static int make(const void *buf, MPI_Count count, MPI_Datatype type, int peer, i
 #pragma weak MPI_Send_init = PMPI_Send_init
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return make(buf, count, type, dest, tag, comm, req, 1, FERRY_MODE_STANDARD, "MPI_Send_init");
 }
 
@@ -33,12 +34,14 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype type, int dest, int 
 int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                      MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return make(buf, count, type, dest, tag, comm, req, 1, FERRY_MODE_STANDARD, "MPI_Send_init_c");
 }
 
 #pragma weak MPI_Ssend_init = PMPI_Ssend_init
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return make(buf, count, type, dest, tag, comm, req, 1, FERRY_MODE_SYNC, "MPI_Ssend_init");
 }
 
@@ -46,12 +49,14 @@ int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype type, int dest, int
 int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                       MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return make(buf, count, type, dest, tag, comm, req, 1, FERRY_MODE_SYNC, "MPI_Ssend_init_c");
 }
 
 #pragma weak MPI_Rsend_init = PMPI_Rsend_init
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return make(buf, count, type, dest, tag, comm, req, 1, FERRY_MODE_READY, "MPI_Rsend_init");
 }
 
@@ -59,12 +64,14 @@ int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype type, int dest, int
 int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                       MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return make(buf, count, type, dest, tag, comm, req, 1, FERRY_MODE_READY, "MPI_Rsend_init_c");
 }
 
 #pragma weak MPI_Bsend_init = PMPI_Bsend_init
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return make(buf, count, type, dest, tag, comm, req, 1, FERRY_MODE_BUFFERED, "MPI_Bsend_init");
 }
 
@@ -72,12 +79,14 @@ int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype type, int dest, int
 int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                       MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return make(buf, count, type, dest, tag, comm, req, 1, FERRY_MODE_BUFFERED, "MPI_Bsend_init_c");
 }
 
 #pragma weak MPI_Recv_init = PMPI_Recv_init
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return make(buf, count, type, source, tag, comm, req, 0, FERRY_MODE_STANDARD, "MPI_Recv_init");
 }
 
@@ -85,6 +94,7 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag,
 int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                      MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return make(buf, count, type, source, tag, comm, req, 0, FERRY_MODE_STANDARD, "MPI_Recv_init_c");
 }
 
@@ -112,6 +122,7 @@ static int start_one(MPI_Request h, const char *fn)
 #pragma weak MPI_Start = PMPI_Start
 int PMPI_Start(MPI_Request *request)
 {
+    FERRY_API_ENTER();
     int rc = check_init("MPI_Start");
     if (rc)
         return rc;
@@ -123,6 +134,7 @@ int PMPI_Start(MPI_Request *request)
 #pragma weak MPI_Startall = PMPI_Startall
 int PMPI_Startall(int count, MPI_Request reqs[])
 {
+    FERRY_API_ENTER();
     int rc = check_init("MPI_Startall");
     if (rc)
         return rc;

@@ -48,6 +48,7 @@ static struct ferry_unexp *probe(struct ferry_comm *c, int source, int tag, int 
 #pragma weak MPI_Iprobe = PMPI_Iprobe
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_probe(source, tag, comm, &c, "MPI_Iprobe");
     if (rc)
@@ -69,6 +70,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 #pragma weak MPI_Probe = PMPI_Probe
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_probe(source, tag, comm, &c, "MPI_Probe");
     if (rc)
@@ -94,6 +96,7 @@ static MPI_Message make_message(struct ferry_comm *c, struct ferry_unexp *u)
 #pragma weak MPI_Improbe = PMPI_Improbe
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_probe(source, tag, comm, &c, "MPI_Improbe");
     if (rc)
@@ -120,6 +123,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 #pragma weak MPI_Mprobe = PMPI_Mprobe
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_probe(source, tag, comm, &c, "MPI_Mprobe");
     if (rc)
@@ -194,23 +198,27 @@ static int imrecv(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *me
 #pragma weak MPI_Mrecv = PMPI_Mrecv
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status)
 {
+    FERRY_API_ENTER();
     return mrecv(buf, count, type, message, status, "MPI_Mrecv");
 }
 
 #pragma weak MPI_Mrecv_c = PMPI_Mrecv_c
 int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message, MPI_Status *status)
 {
+    FERRY_API_ENTER();
     return mrecv(buf, count, type, message, status, "MPI_Mrecv_c");
 }
 
 #pragma weak MPI_Imrecv = PMPI_Imrecv
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return imrecv(buf, count, type, message, request, "MPI_Imrecv");
 }
 
 #pragma weak MPI_Imrecv_c = PMPI_Imrecv_c
 int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message, MPI_Request *request)
 {
+    FERRY_API_ENTER();
     return imrecv(buf, count, type, message, request, "MPI_Imrecv_c");
 }

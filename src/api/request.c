@@ -90,6 +90,7 @@ static int pending(struct ferry_request *r)
 #pragma weak MPI_Wait = PMPI_Wait
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    FERRY_API_ENTER();
     struct ferry_request *r;
     if (!request)
         return ferry_error(NULL, MPI_ERR_REQUEST, "MPI_Wait", "request pointer is NULL");
@@ -112,6 +113,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 #pragma weak MPI_Test = PMPI_Test
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    FERRY_API_ENTER();
     struct ferry_request *r;
     if (!request || !flag)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Test", "NULL request or flag pointer");
@@ -205,6 +207,7 @@ static int retire_all(int n, MPI_Request reqs[], struct ferry_request **rs, MPI_
 #pragma weak MPI_Waitall = PMPI_Waitall
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
+    FERRY_API_ENTER();
     struct ferry_request *stack[STACK_REQS], **rs = req_array(count, stack);
     int rc = lookup_all(count, reqs, rs, "MPI_Waitall");
     if (!rc) {
@@ -220,6 +223,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 #pragma weak MPI_Testall = PMPI_Testall
 int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
+    FERRY_API_ENTER();
     struct ferry_request *stack[STACK_REQS], **rs = req_array(count, stack);
     int rc = lookup_all(count, reqs, rs, "MPI_Testall");
     if (!rc)
@@ -293,6 +297,7 @@ out:
 #pragma weak MPI_Waitany = PMPI_Waitany
 int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 {
+    FERRY_API_ENTER();
     int flag;
     return any_common(count, reqs, index, &flag, status, 1, "MPI_Waitany");
 }
@@ -300,6 +305,7 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 #pragma weak MPI_Testany = PMPI_Testany
 int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
 {
+    FERRY_API_ENTER();
     return any_common(count, reqs, index, flag, status, 0, "MPI_Testany");
 }
 
@@ -353,12 +359,14 @@ out:
 #pragma weak MPI_Waitsome = PMPI_Waitsome
 int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
 {
+    FERRY_API_ENTER();
     return some_common(incount, reqs, outcount, indices, statuses, 1, "MPI_Waitsome");
 }
 
 #pragma weak MPI_Testsome = PMPI_Testsome
 int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
 {
+    FERRY_API_ENTER();
     return some_common(incount, reqs, outcount, indices, statuses, 0, "MPI_Testsome");
 }
 
@@ -377,6 +385,7 @@ static int lookup_held(MPI_Request *h, struct ferry_request **r, const char *fn)
 #pragma weak MPI_Request_free = PMPI_Request_free
 int PMPI_Request_free(MPI_Request *request)
 {
+    FERRY_API_ENTER();
     struct ferry_request *r;
     int rc = lookup_held(request, &r, "MPI_Request_free");
     if (rc)
@@ -396,6 +405,7 @@ int PMPI_Request_free(MPI_Request *request)
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
+    FERRY_API_ENTER();
     struct ferry_request *r;
     int rc = lookup(request, &r, "MPI_Request_get_status");
     if (rc)
@@ -420,6 +430,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 #pragma weak MPI_Cancel = PMPI_Cancel
 int PMPI_Cancel(MPI_Request *request)
 {
+    FERRY_API_ENTER();
     struct ferry_request *r;
     int rc = lookup_held(request, &r, "MPI_Cancel");
     if (rc)
@@ -453,6 +464,7 @@ int PMPI_Cancel(MPI_Request *request)
 #pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
+    FERRY_API_ENTER();
     if (!status || !flag)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Test_cancelled", "NULL status or flag");
     *flag = ferry_status_cancelled(status);

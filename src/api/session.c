@@ -90,6 +90,7 @@ static int find_pset(MPI_Session session, const char *name, struct session **sp,
 #pragma weak MPI_Session_init = PMPI_Session_init
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
+    FERRY_API_ENTER();
     const char *fn = "MPI_Session_init";
     if (!session)
         return ferry_error(NULL, MPI_ERR_ARG, fn, "session pointer is NULL");
@@ -125,6 +126,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
 #pragma weak MPI_Session_finalize = PMPI_Session_finalize
 int PMPI_Session_finalize(MPI_Session *session)
 {
+    FERRY_API_ENTER();
     struct session *s;
     if (!session)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Session_finalize", "session pointer is NULL");
@@ -142,6 +144,7 @@ int PMPI_Session_finalize(MPI_Session *session)
 #pragma weak MPI_Session_get_info = PMPI_Session_get_info
 int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
+    FERRY_API_ENTER();
     struct session *s;
     int rc = check_session(session, &s, "MPI_Session_get_info");
     if (rc)
@@ -157,6 +160,7 @@ int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 #pragma weak MPI_Session_get_num_psets = PMPI_Session_get_num_psets
 int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
 {
+    FERRY_API_ENTER();
     (void)info;
     struct session *s;
     int rc = check_session(session, &s, "MPI_Session_get_num_psets");
@@ -173,6 +177,7 @@ int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_na
 #pragma weak MPI_Session_get_nth_pset = PMPI_Session_get_nth_pset
 int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
 {
+    FERRY_API_ENTER();
     (void)info;
     struct session *s;
     const char *fn = "MPI_Session_get_nth_pset";
@@ -198,6 +203,7 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *ps
 #pragma weak MPI_Session_get_pset_info = PMPI_Session_get_pset_info
 int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
 {
+    FERRY_API_ENTER();
     struct session *s;
     const char *fn = "MPI_Session_get_pset_info";
     int i;
@@ -217,6 +223,7 @@ int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_I
 #pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
+    FERRY_API_ENTER();
     struct session *s;
     const char *fn = "MPI_Group_from_session_pset";
     int i;
@@ -234,6 +241,7 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
 int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
                                 MPI_Comm *newcomm)
 {
+    FERRY_API_ENTER();
     const char *fn = "MPI_Comm_create_from_group";
     int rc = check_init(fn);
     if (rc)
@@ -265,6 +273,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
                                       int remote_leader, const char *stringtag, MPI_Info info,
                                       MPI_Errhandler errhandler, MPI_Comm *newintercomm)
 {
+    FERRY_API_ENTER();
     const char *fn = "MPI_Intercomm_create_from_groups";
     int rc = check_init(fn);
     if (rc)
@@ -297,6 +306,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
 #pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
+    FERRY_API_ENTER();
     if (!fn || !errhandler)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Session_create_errhandler", "NULL function or handler pointer");
     *errhandler = ferry_errhandler_new((MPI_Comm_errhandler_function *)(void *)fn);
@@ -306,6 +316,7 @@ int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *fn, MPI_Errh
 #pragma weak MPI_Session_set_errhandler = PMPI_Session_set_errhandler
 int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
+    FERRY_API_ENTER();
     struct session *s;
     int rc = check_session(session, &s, "MPI_Session_set_errhandler");
     if (rc)
@@ -321,6 +332,7 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 #pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
+    FERRY_API_ENTER();
     struct session *s;
     int rc = check_session(session, &s, "MPI_Session_get_errhandler");
     if (rc)
@@ -335,6 +347,7 @@ int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 #pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
 int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
+    FERRY_API_ENTER();
     struct session *s;
     int rc = check_session(session, &s, "MPI_Session_call_errhandler");
     if (rc)

@@ -71,6 +71,7 @@ static int grid_size(int ndims, const int *dims, int *size)
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
                      MPI_Comm *comm_cart)
 {
+    FERRY_API_ENTER();
     static const char fn[] = "MPI_Cart_create";
     struct ferry_comm *c;
     int rc = check_intra(comm_old, &c, fn), n;
@@ -95,6 +96,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 #pragma weak MPI_Cart_sub = PMPI_Cart_sub
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
+    FERRY_API_ENTER();
     static const char fn[] = "MPI_Cart_sub";
     struct ferry_comm *c;
     int rc = check_topo(comm, MPI_CART, &c, fn);
@@ -130,6 +132,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 #pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_topo(comm, MPI_CART, &c, "MPI_Cartdim_get");
     if (rc)
@@ -143,6 +146,7 @@ int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 #pragma weak MPI_Cart_get = PMPI_Cart_get
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_topo(comm, MPI_CART, &c, "MPI_Cart_get");
     if (rc)
@@ -164,6 +168,7 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coo
 #pragma weak MPI_Cart_rank = PMPI_Cart_rank
 int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_topo(comm, MPI_CART, &c, "MPI_Cart_rank");
     if (rc)
@@ -178,6 +183,7 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 #pragma weak MPI_Cart_coords = PMPI_Cart_coords
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_topo(comm, MPI_CART, &c, "MPI_Cart_coords");
     if (rc)
@@ -197,6 +203,7 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 #pragma weak MPI_Cart_shift = PMPI_Cart_shift
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_topo(comm, MPI_CART, &c, "MPI_Cart_shift");
     if (rc)
@@ -215,6 +222,7 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, in
 #pragma weak MPI_Cart_map = PMPI_Cart_map
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_intra(comm, &c, "MPI_Cart_map"), n;
     if (rc)
@@ -233,6 +241,7 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
 #pragma weak MPI_Dims_create = PMPI_Dims_create
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
+    FERRY_API_ENTER();
     int rc = check_init("MPI_Dims_create");
     if (rc)
         return rc;
@@ -275,6 +284,7 @@ static int check_graph_args(struct ferry_comm *c, int nnodes, const int *index, 
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
                       MPI_Comm *comm_graph)
 {
+    FERRY_API_ENTER();
     static const char fn[] = "MPI_Graph_create";
     struct ferry_comm *c;
     if (comm_graph)
@@ -298,6 +308,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
 #pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_topo(comm, MPI_GRAPH, &c, "MPI_Graphdims_get");
     if (rc)
@@ -312,6 +323,7 @@ int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 #pragma weak MPI_Graph_get = PMPI_Graph_get
 int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_topo(comm, MPI_GRAPH, &c, "MPI_Graph_get");
     if (rc)
@@ -336,6 +348,7 @@ static int graph_rank(struct ferry_comm *c, int rank, const char *fn)
 #pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
 int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_topo(comm, MPI_GRAPH, &c, "MPI_Graph_neighbors_count");
     if (rc || (rc = graph_rank(c, rank, "MPI_Graph_neighbors_count")))
@@ -350,6 +363,7 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 #pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
 int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_topo(comm, MPI_GRAPH, &c, "MPI_Graph_neighbors");
     if (rc || (rc = graph_rank(c, rank, "MPI_Graph_neighbors")))
@@ -366,6 +380,7 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbor
 #pragma weak MPI_Graph_map = PMPI_Graph_map
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_intra(comm, &c, "MPI_Graph_map");
     if (rc || (rc = check_graph_args(c, nnodes, index, edges, "MPI_Graph_map")))
@@ -379,6 +394,7 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
 #pragma weak MPI_Topo_test = PMPI_Topo_test
 int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_comm(comm, &c, "MPI_Topo_test");
     if (rc)
@@ -428,6 +444,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
                                     int outdegree, const int destinations[], const int destweights[], MPI_Info info,
                                     int reorder, MPI_Comm *comm_dist_graph)
 {
+    FERRY_API_ENTER();
     static const char fn[] = "MPI_Dist_graph_create_adjacent";
     struct ferry_comm *c;
     int rc = check_intra(comm_old, &c, fn);
@@ -461,6 +478,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
                            const int destinations[], const int weights[], MPI_Info info, int reorder,
                            MPI_Comm *comm_dist_graph)
 {
+    FERRY_API_ENTER();
     static const char fn[] = "MPI_Dist_graph_create";
     struct ferry_comm *c;
     int rc = check_intra(comm_old, &c, fn);
@@ -556,6 +574,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
 #pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
+    FERRY_API_ENTER();
     struct ferry_comm *c;
     int rc = check_topo(comm, MPI_DIST_GRAPH, &c, "MPI_Dist_graph_neighbors_count");
     if (rc)
@@ -572,6 +591,7 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree
 int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
                               int destinations[], int destweights[])
 {
+    FERRY_API_ENTER();
     static const char fn[] = "MPI_Dist_graph_neighbors";
     struct ferry_comm *c;
     int rc = check_topo(comm, MPI_DIST_GRAPH, &c, fn);

@@ -241,12 +241,14 @@ static int win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 #pragma weak MPI_Win_create = PMPI_Win_create
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    FERRY_API_ENTER();
     return win_new(base, size, disp_unit, info, comm, MPI_WIN_FLAVOR_CREATE, NULL, win, "MPI_Win_create");
 }
 
 #pragma weak MPI_Win_allocate = PMPI_Win_allocate
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
+    FERRY_API_ENTER();
     return win_new(NULL, size, disp_unit, info, comm, MPI_WIN_FLAVOR_ALLOCATE, baseptr, win, "MPI_Win_allocate");
 }
 
@@ -254,6 +256,7 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                              MPI_Win *win)
 {
+    FERRY_API_ENTER();
     return win_new(NULL, size, disp_unit, info, comm, MPI_WIN_FLAVOR_SHARED, baseptr, win,
                    "MPI_Win_allocate_shared");
 }
@@ -261,6 +264,7 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
 #pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    FERRY_API_ENTER();
     return win_new(MPI_BOTTOM, 0, 1, info, comm, MPI_WIN_FLAVOR_DYNAMIC, NULL, win, "MPI_Win_create_dynamic");
 }
 
@@ -270,6 +274,7 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 #pragma weak MPI_Win_attach = PMPI_Win_attach
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
+    FERRY_API_ENTER();
     struct ferry_win *w;
     int rc = check_win(win, &w, "MPI_Win_attach");
     if (rc)
@@ -285,6 +290,7 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 #pragma weak MPI_Win_detach = PMPI_Win_detach
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
+    FERRY_API_ENTER();
     struct ferry_win *w;
     int rc = check_win(win, &w, "MPI_Win_detach");
     if (rc)
@@ -298,6 +304,7 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
 #pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
+    FERRY_API_ENTER();
     const char *fn = "MPI_Win_shared_query";
     struct ferry_win *w;
     int rc = check_win(win, &w, fn);
@@ -326,6 +333,7 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
 #pragma weak MPI_Win_free = PMPI_Win_free
 int PMPI_Win_free(MPI_Win *win)
 {
+    FERRY_API_ENTER();
     const char *fn = "MPI_Win_free";
     struct ferry_win *w;
     int rc = check_out(win, "win", fn);
@@ -359,6 +367,7 @@ int PMPI_Win_free(MPI_Win *win)
 #pragma weak MPI_Win_get_group = PMPI_Win_get_group
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
+    FERRY_API_ENTER();
     struct ferry_win *w;
     int rc = check_win(win, &w, "MPI_Win_get_group");
     if (rc || (rc = check_out(group, "group", "MPI_Win_get_group")))
@@ -369,6 +378,7 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 #pragma weak MPI_Win_set_name = PMPI_Win_set_name
 int PMPI_Win_set_name(MPI_Win win, const char *name)
 {
+    FERRY_API_ENTER();
     struct ferry_win *w;
     int rc = check_win(win, &w, "MPI_Win_set_name");
     if (rc)
@@ -382,6 +392,7 @@ int PMPI_Win_set_name(MPI_Win win, const char *name)
 #pragma weak MPI_Win_get_name = PMPI_Win_get_name
 int PMPI_Win_get_name(MPI_Win win, char *name, int *len)
 {
+    FERRY_API_ENTER();
     struct ferry_win *w;
     int rc = check_win(win, &w, "MPI_Win_get_name");
     if (rc)
@@ -396,6 +407,7 @@ int PMPI_Win_get_name(MPI_Win win, char *name, int *len)
 #pragma weak MPI_Win_set_info = PMPI_Win_set_info
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
+    FERRY_API_ENTER();
     struct ferry_win *w;
     int rc = check_win(win, &w, "MPI_Win_set_info");
     if (rc)
@@ -407,6 +419,7 @@ int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 #pragma weak MPI_Win_get_info = PMPI_Win_get_info
 int PMPI_Win_get_info(MPI_Win win, MPI_Info *info)
 {
+    FERRY_API_ENTER();
     struct ferry_win *w;
     int rc = check_win(win, &w, "MPI_Win_get_info");
     if (rc || (rc = check_out(info, "info_used", "MPI_Win_get_info")))
@@ -419,12 +432,14 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info)
 #pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *eh)
 {
+    FERRY_API_ENTER();
     return PMPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)fn, eh);
 }
 
 #pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler eh)
 {
+    FERRY_API_ENTER();
     struct ferry_win *w;
     int rc = check_win(win, &w, "MPI_Win_set_errhandler");
     if (rc)
@@ -440,6 +455,7 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler eh)
 #pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *eh)
 {
+    FERRY_API_ENTER();
     struct ferry_win *w;
     int rc = check_win(win, &w, "MPI_Win_get_errhandler");
     if (rc || (rc = check_out(eh, "errhandler", "MPI_Win_get_errhandler")))
@@ -452,6 +468,7 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *eh)
 #pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
+    FERRY_API_ENTER();
     struct ferry_win *w;
     int rc = check_win(win, &w, "MPI_Win_call_errhandler");
     if (rc)
@@ -881,6 +898,7 @@ static int do_acc(const void *obuf, MPI_Count ocount, MPI_Datatype otype, void *
 int PMPI_Put(const void *obuf, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp, int tcount,
              MPI_Datatype ttype, MPI_Win win)
 {
+    FERRY_API_ENTER();
     return do_put(obuf, ocount, otype, rank, disp, tcount, ttype, win, "MPI_Put");
 }
 
@@ -888,6 +906,7 @@ int PMPI_Put(const void *obuf, int ocount, MPI_Datatype otype, int rank, MPI_Ain
 int PMPI_Get(void *obuf, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp, int tcount, MPI_Datatype ttype,
              MPI_Win win)
 {
+    FERRY_API_ENTER();
     return do_get(obuf, ocount, otype, rank, disp, tcount, ttype, win, "MPI_Get");
 }
 
@@ -895,6 +914,7 @@ int PMPI_Get(void *obuf, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp
 int PMPI_Accumulate(const void *obuf, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp, int tcount,
                     MPI_Datatype ttype, MPI_Op op, MPI_Win win)
 {
+    FERRY_API_ENTER();
     return do_acc(obuf, ocount, otype, NULL, 0, MPI_DATATYPE_NULL, NULL, rank, disp, tcount, ttype, op, win, 0,
                   "MPI_Accumulate");
 }
@@ -904,6 +924,7 @@ int PMPI_Get_accumulate(const void *obuf, int ocount, MPI_Datatype otype, void *
                         MPI_Datatype rtype, int rank, MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
                         MPI_Win win)
 {
+    FERRY_API_ENTER();
     return do_acc(obuf, ocount, otype, rbuf, rcount, rtype, NULL, rank, disp, tcount, ttype, op, win, 1,
                   "MPI_Get_accumulate");
 }
@@ -912,6 +933,7 @@ int PMPI_Get_accumulate(const void *obuf, int ocount, MPI_Datatype otype, void *
 int PMPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype type, int rank, MPI_Aint disp, MPI_Op op,
                       MPI_Win win)
 {
+    FERRY_API_ENTER();
     return do_acc(obuf, 1, type, rbuf, 1, type, NULL, rank, disp, 1, type, op, win, 1, "MPI_Fetch_and_op");
 }
 
@@ -919,6 +941,7 @@ int PMPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype type, int rank,
 int PMPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Datatype type, int rank,
                           MPI_Aint disp, MPI_Win win)
 {
+    FERRY_API_ENTER();
     struct ferry_datatype *dt = ferry_datatype_get(type), *unit;
     size_t per;
     struct ferry_win *w = ferry_win_get(win);
@@ -953,6 +976,7 @@ static int done_request(int rc, MPI_Win win, MPI_Request *req, const char *fn)
 int PMPI_Rput(const void *obuf, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp, int tcount,
               MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return done_request(do_put(obuf, ocount, otype, rank, disp, tcount, ttype, win, "MPI_Rput"), win, req,
                         "MPI_Rput");
 }
@@ -961,6 +985,7 @@ int PMPI_Rput(const void *obuf, int ocount, MPI_Datatype otype, int rank, MPI_Ai
 int PMPI_Rget(void *obuf, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp, int tcount, MPI_Datatype ttype,
               MPI_Win win, MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return done_request(do_get(obuf, ocount, otype, rank, disp, tcount, ttype, win, "MPI_Rget"), win, req,
                         "MPI_Rget");
 }
@@ -969,6 +994,7 @@ int PMPI_Rget(void *obuf, int ocount, MPI_Datatype otype, int rank, MPI_Aint dis
 int PMPI_Raccumulate(const void *obuf, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp, int tcount,
                      MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return done_request(do_acc(obuf, ocount, otype, NULL, 0, MPI_DATATYPE_NULL, NULL, rank, disp, tcount, ttype, op,
                                win, 0, "MPI_Raccumulate"),
                         win, req, "MPI_Raccumulate");
@@ -979,6 +1005,7 @@ int PMPI_Rget_accumulate(const void *obuf, int ocount, MPI_Datatype otype, void 
                          MPI_Datatype rtype, int rank, MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
                          MPI_Win win, MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return done_request(do_acc(obuf, ocount, otype, rbuf, rcount, rtype, NULL, rank, disp, tcount, ttype, op, win, 1,
                                "MPI_Rget_accumulate"),
                         win, req, "MPI_Rget_accumulate");
@@ -989,6 +1016,7 @@ int PMPI_Rget_accumulate(const void *obuf, int ocount, MPI_Datatype otype, void 
 #pragma weak MPI_Win_fence = PMPI_Win_fence
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
+    FERRY_API_ENTER();
     struct ferry_win *w;
     int rc = check_win(win, &w, "MPI_Win_fence");
     if (rc)
@@ -1003,6 +1031,7 @@ int PMPI_Win_fence(int assert, MPI_Win win)
 #pragma weak MPI_Win_lock = PMPI_Win_lock
 int PMPI_Win_lock(int type, int rank, int assert, MPI_Win win)
 {
+    FERRY_API_ENTER();
     (void)assert;
     const char *fn = "MPI_Win_lock";
     struct ferry_win *w;
@@ -1028,6 +1057,7 @@ int PMPI_Win_lock(int type, int rank, int assert, MPI_Win win)
 #pragma weak MPI_Win_unlock = PMPI_Win_unlock
 int PMPI_Win_unlock(int rank, MPI_Win win)
 {
+    FERRY_API_ENTER();
     const char *fn = "MPI_Win_unlock";
     struct ferry_win *w;
     int rc = check_win(win, &w, fn);
@@ -1048,6 +1078,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
 #pragma weak MPI_Win_lock_all = PMPI_Win_lock_all
 int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
+    FERRY_API_ENTER();
     (void)assert;
     struct ferry_win *w;
     int rc = check_win(win, &w, "MPI_Win_lock_all");
@@ -1070,6 +1101,7 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
 #pragma weak MPI_Win_unlock_all = PMPI_Win_unlock_all
 int PMPI_Win_unlock_all(MPI_Win win)
 {
+    FERRY_API_ENTER();
     struct ferry_win *w;
     int rc = check_win(win, &w, "MPI_Win_unlock_all");
     if (rc)
@@ -1107,30 +1139,35 @@ static int flush(MPI_Win win, int rank, int one, const char *fn)
 #pragma weak MPI_Win_flush = PMPI_Win_flush
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
+    FERRY_API_ENTER();
     return flush(win, rank, 1, "MPI_Win_flush");
 }
 
 #pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
+    FERRY_API_ENTER();
     return flush(win, rank, 1, "MPI_Win_flush_local");
 }
 
 #pragma weak MPI_Win_flush_all = PMPI_Win_flush_all
 int PMPI_Win_flush_all(MPI_Win win)
 {
+    FERRY_API_ENTER();
     return flush(win, 0, 0, "MPI_Win_flush_all");
 }
 
 #pragma weak MPI_Win_flush_local_all = PMPI_Win_flush_local_all
 int PMPI_Win_flush_local_all(MPI_Win win)
 {
+    FERRY_API_ENTER();
     return flush(win, 0, 0, "MPI_Win_flush_local_all");
 }
 
 #pragma weak MPI_Win_sync = PMPI_Win_sync
 int PMPI_Win_sync(MPI_Win win)
 {
+    FERRY_API_ENTER();
     struct ferry_win *w;
     int rc = check_win(win, &w, "MPI_Win_sync");
     if (rc)
@@ -1162,6 +1199,7 @@ static int group_ranks(struct ferry_win *w, MPI_Group group, int **out, int *n, 
 #pragma weak MPI_Win_post = PMPI_Win_post
 int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
+    FERRY_API_ENTER();
     (void)assert;
     const char *fn = "MPI_Win_post";
     struct ferry_win *w;
@@ -1183,6 +1221,7 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 #pragma weak MPI_Win_start = PMPI_Win_start
 int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
+    FERRY_API_ENTER();
     (void)assert;
     const char *fn = "MPI_Win_start";
     struct ferry_win *w;
@@ -1202,6 +1241,7 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 #pragma weak MPI_Win_complete = PMPI_Win_complete
 int PMPI_Win_complete(MPI_Win win)
 {
+    FERRY_API_ENTER();
     const char *fn = "MPI_Win_complete";
     struct ferry_win *w;
     int rc = check_win(win, &w, fn);
@@ -1229,6 +1269,7 @@ static void end_exposure(struct ferry_win *w)
 #pragma weak MPI_Win_wait = PMPI_Win_wait
 int PMPI_Win_wait(MPI_Win win)
 {
+    FERRY_API_ENTER();
     const char *fn = "MPI_Win_wait";
     struct ferry_win *w;
     int rc = check_win(win, &w, fn);
@@ -1246,6 +1287,7 @@ int PMPI_Win_wait(MPI_Win win)
 #pragma weak MPI_Win_test = PMPI_Win_test
 int PMPI_Win_test(MPI_Win win, int *flag)
 {
+    FERRY_API_ENTER();
     const char *fn = "MPI_Win_test";
     struct ferry_win *w;
     int rc = check_win(win, &w, fn);
@@ -1287,6 +1329,7 @@ static int disp_unit_int(MPI_Aint du, MPI_Comm comm, const char *fn)
 #pragma weak MPI_Win_create_c = PMPI_Win_create_c
 int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    FERRY_API_ENTER();
     int rc = disp_unit_int(disp_unit, comm, "MPI_Win_create_c");
     return rc ? rc
               : win_new(base, size, (int)disp_unit, info, comm, MPI_WIN_FLAVOR_CREATE, NULL, win, "MPI_Win_create_c");
@@ -1295,6 +1338,7 @@ int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info in
 #pragma weak MPI_Win_allocate_c = PMPI_Win_allocate_c
 int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
+    FERRY_API_ENTER();
     int rc = disp_unit_int(disp_unit, comm, "MPI_Win_allocate_c");
     return rc ? rc
               : win_new(NULL, size, (int)disp_unit, info, comm, MPI_WIN_FLAVOR_ALLOCATE, baseptr, win,
@@ -1305,6 +1349,7 @@ int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
 int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                                MPI_Win *win)
 {
+    FERRY_API_ENTER();
     int rc = disp_unit_int(disp_unit, comm, "MPI_Win_allocate_shared_c");
     return rc ? rc
               : win_new(NULL, size, (int)disp_unit, info, comm, MPI_WIN_FLAVOR_SHARED, baseptr, win,
@@ -1314,6 +1359,7 @@ int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
 #pragma weak MPI_Win_shared_query_c = PMPI_Win_shared_query_c
 int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr)
 {
+    FERRY_API_ENTER();
     int du = 0;
     int rc = PMPI_Win_shared_query(win, rank, size, disp_unit ? &du : NULL, baseptr);
     if (!rc)
@@ -1325,6 +1371,7 @@ int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *dis
 int PMPI_Put_c(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp, MPI_Count tcount,
                MPI_Datatype ttype, MPI_Win win)
 {
+    FERRY_API_ENTER();
     return do_put(obuf, ocount, otype, rank, disp, tcount, ttype, win, "MPI_Put_c");
 }
 
@@ -1332,6 +1379,7 @@ int PMPI_Put_c(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int rank,
 int PMPI_Get_c(void *obuf, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp, MPI_Count tcount,
                MPI_Datatype ttype, MPI_Win win)
 {
+    FERRY_API_ENTER();
     return do_get(obuf, ocount, otype, rank, disp, tcount, ttype, win, "MPI_Get_c");
 }
 
@@ -1339,6 +1387,7 @@ int PMPI_Get_c(void *obuf, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_A
 int PMPI_Accumulate_c(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
                       MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
 {
+    FERRY_API_ENTER();
     return do_acc(obuf, ocount, otype, NULL, 0, MPI_DATATYPE_NULL, NULL, rank, disp, tcount, ttype, op, win, 0,
                   "MPI_Accumulate_c");
 }
@@ -1348,6 +1397,7 @@ int PMPI_Get_accumulate_c(const void *obuf, MPI_Count ocount, MPI_Datatype otype
                           MPI_Datatype rtype, int rank, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
                           MPI_Op op, MPI_Win win)
 {
+    FERRY_API_ENTER();
     return do_acc(obuf, ocount, otype, rbuf, rcount, rtype, NULL, rank, disp, tcount, ttype, op, win, 1,
                   "MPI_Get_accumulate_c");
 }
@@ -1356,6 +1406,7 @@ int PMPI_Get_accumulate_c(const void *obuf, MPI_Count ocount, MPI_Datatype otype
 int PMPI_Rput_c(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp, MPI_Count tcount,
                 MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return done_request(do_put(obuf, ocount, otype, rank, disp, tcount, ttype, win, "MPI_Rput_c"), win, req,
                         "MPI_Rput_c");
 }
@@ -1364,6 +1415,7 @@ int PMPI_Rput_c(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int rank
 int PMPI_Rget_c(void *obuf, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp, MPI_Count tcount,
                 MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return done_request(do_get(obuf, ocount, otype, rank, disp, tcount, ttype, win, "MPI_Rget_c"), win, req,
                         "MPI_Rget_c");
 }
@@ -1372,6 +1424,7 @@ int PMPI_Rget_c(void *obuf, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_
 int PMPI_Raccumulate_c(const void *obuf, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
                        MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return done_request(do_acc(obuf, ocount, otype, NULL, 0, MPI_DATATYPE_NULL, NULL, rank, disp, tcount, ttype, op,
                                win, 0, "MPI_Raccumulate_c"),
                         win, req, "MPI_Raccumulate_c");
@@ -1382,6 +1435,7 @@ int PMPI_Rget_accumulate_c(const void *obuf, MPI_Count ocount, MPI_Datatype otyp
                            MPI_Datatype rtype, int rank, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
                            MPI_Op op, MPI_Win win, MPI_Request *req)
 {
+    FERRY_API_ENTER();
     return done_request(do_acc(obuf, ocount, otype, rbuf, rcount, rtype, NULL, rank, disp, tcount, ttype, op, win, 1,
                                "MPI_Rget_accumulate_c"),
                         win, req, "MPI_Rget_accumulate_c");

@@ -43,6 +43,7 @@
  * oversubscribed, spin briefly, yield a few times, then sleep on the
  * segment's futex until a rank publishes a flag (FERRY_COLL_SHM_YIELDS). */
 #include "coll/coll_impl.h"
+#include "core/biglock.h"
 #include "core/comm.h"
 #include "core/config.h"
 #include "core/progress.h"
@@ -863,6 +864,7 @@ static void shm_wait(struct shm_op *o, unsigned *idle)
 {
     struct shm_comm *m = o->m;
     ++*idle;
+    ferry_biglock_yield();   /* MPI_THREAD_MULTIPLE: other threads' calls go on meanwhile */
     if (!m->may_sleep) {
         /* a CPU of our own: spin; keep point-to-point traffic and
          * nonblocking operations moving now and then */
@@ -879,7 +881,7 @@ static void shm_wait(struct shm_op *o, unsigned *idle)
         return;
     }
     ferry_progress();
-    if (*idle <= (unsigned long)(ferry_cfg.coll_shm_spin + ferry_cfg.coll_shm_yields)) {
+    if (*idle <= (unsigned long)(ferry_cfg.coll_shm_spin + ferry_cfg.coll_shm_yields) || ferry_biglock_shared()) {
         sched_yield();
         return;
     }

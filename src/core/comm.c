@@ -2,6 +2,7 @@
 #include "core/comm.h"
 #include "coll/coll.h"
 #include "core/attr.h"
+#include "core/biglock.h"
 #include "core/datatype.h"
 #include "core/error.h"
 #include "core/handle.h"
@@ -351,19 +352,70 @@ void ferry_comm_reserve_nb_ctx(uint32_t ctx, int n)
         ferry_fatal("out of communicator context ids for nonblocking creation");
 }
 
-int ferry_comm_agree_ctx_n(struct ferry_comm *parent, uint32_t *ctx, int n)
+/* The maximum of *v over the members: every member of parent (both groups of
+ * an intercommunicator), or, with g, the members of g reached through parent
+ * with tag. */
+static void agree_max(struct ferry_comm *parent, struct ferry_group *g, int tag, uint32_t *v)
 {
-    uint32_t v = next_ctx;
-    if (parent->remote) {
+    if (g) {
+        /* virtual rank i = group rank i, reached through its rank in parent */
+        int *map = ferry_xmalloc((size_t)g->size * sizeof(int) + 1);
+        for (int i = 0; i < g->size; i++)
+            map[i] = ferry_group_rank_of(parent->group, g->world[i]);
+        struct vgroup vg = {parent, g->size, g->rank, map};
+        v_reduce_max(&vg, v, tag);
+        v_bcast(&vg, v, sizeof *v, tag);
+        free(map);
+    } else if (parent->remote) {
         void *theirs;
         size_t nt;
-        ferry_comm_inter_exchange(parent, &v, NULL, 0, &theirs, &nt);
+        ferry_comm_inter_exchange(parent, v, NULL, 0, &theirs, &nt);
         free(theirs);
     } else {
-        ferry_coll_allreduce_max_u32(parent, &v);
+        ferry_coll_allreduce_max_u32(parent, v);
     }
-    *ctx = v;
-    ferry_comm_reserve_ctx(v, n);
+}
+
+/* Agree on n consecutive ids free at every member.
+ *
+ * One thread in MPI at a time: nothing is allocated while the agreement runs,
+ * so the maximum of the members' next free ids is free everywhere.
+ *
+ * MPI_THREAD_MULTIPLE: other threads may run agreements of their own on other
+ * communicators meanwhile (each hands the lock over while it waits), and two
+ * of them must not settle on the same id. Each attempt reserves a fresh block
+ * p at once, so concurrent agreements of this process propose different
+ * blocks; the candidate v (the largest proposal) is free here if it is p, if
+ * nothing was taken since p (the next free id is p + n) or if it lies at or
+ * above the next free id; then this member reserves it. A second maximum
+ * tells whether any member found v taken, and if one did, all try again
+ * (the ids of failed attempts are never used). */
+static uint32_t agree(struct ferry_comm *parent, struct ferry_group *g, int tag, int n)
+{
+    if (!ferry_biglock_on) {
+        uint32_t v = next_ctx;
+        agree_max(parent, g, tag, &v);
+        ferry_comm_reserve_ctx(v, n);
+        return v;
+    }
+    for (;;) {
+        uint32_t p = next_ctx;
+        ferry_comm_reserve_ctx(p, n);
+        uint32_t v = p;
+        agree_max(parent, g, tag, &v);
+        uint32_t next = next_ctx;
+        uint32_t taken = !(v == p || next == p + (uint32_t)n || v >= next);
+        if (!taken)
+            ferry_comm_reserve_ctx(v, n);
+        agree_max(parent, g, tag, &taken);
+        if (!taken)
+            return v;
+    }
+}
+
+int ferry_comm_agree_ctx_n(struct ferry_comm *parent, uint32_t *ctx, int n)
+{
+    *ctx = agree(parent, NULL, 0, n);
     return 0;
 }
 
@@ -374,17 +426,7 @@ int ferry_comm_agree_ctx(struct ferry_comm *parent, uint32_t *ctx)
 
 int ferry_comm_agree_ctx_group(struct ferry_comm *parent, struct ferry_group *g, int tag, uint32_t *ctx)
 {
-    /* virtual rank i = group rank i, reached through its rank in parent */
-    int *map = ferry_xmalloc((size_t)g->size * sizeof(int) + 1);
-    for (int i = 0; i < g->size; i++)
-        map[i] = ferry_group_rank_of(parent->group, g->world[i]);
-    struct vgroup v = {parent, g->size, g->rank, map};
-    uint32_t val = next_ctx;
-    v_reduce_max(&v, &val, tag);
-    v_bcast(&v, &val, sizeof val, tag);
-    free(map);
-    *ctx = val;
-    ferry_comm_reserve_ctx(val, 2);
+    *ctx = agree(parent, g, tag, 2);
     return 0;
 }
 

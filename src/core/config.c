@@ -72,6 +72,9 @@ static const struct config_var vars[] = {
      "Bytes copied per process_vm_readv/writev call (bounded so other traffic keeps moving)."},
     {"FERRY_SPIN", &ferry_cfg.spin, 2000, 0, 1L << 40,
      "Empty progress polls a waiting rank makes before it yields the CPU (then once every 256 polls; oversubscribed ranks instead yield and sleep after a short spin)."},
+    {"FERRY_THREAD_MAX", &ferry_cfg.thread_max, 3, 0, 3,
+     "Highest thread level MPI_Init_thread provides: 0 single, 1 funneled, 2 serialized, 3 multiple (every MPI "
+     "call then holds one process-wide lock, which waits hand to other threads)."},
     {"FERRY_VERBOSE", &ferry_cfg.verbose, 0, 0, 10,
      "Diagnostics on stderr: 1 decisions (transports, single copy), 2 more."},
     {"FERRY_OVERSUBSCRIBE", &ferry_cfg.oversubscribe, -1, -1, 1,

@@ -24,6 +24,7 @@ struct ferry_config {
     long shm_fault_pull;     /* testing: pulls after the first N fail with -EPERM (-1: off) */
     long spin;               /* empty progress polls before a waiting rank yields the CPU */
     long verbose;            /* diagnostic output level */
+    long thread_max;         /* highest thread level MPI_Init_thread provides */
     long shm_backend;        /* enum ferry_shm_backend */
     long shm_hot;            /* rings polled on every poll (hot peers) when there are more local ranks */
     long shm_cold_scan;      /* every this many polls, all other rings too */

@@ -2,6 +2,7 @@
 #include "boot/boot.h"
 #include "coll/coll.h"
 #include "core/attr.h"
+#include "core/biglock.h"
 #include "core/comm.h"
 #include "core/config.h"
 #include "core/datatype.h"
@@ -60,11 +61,15 @@ int ferry_init(int required, int *provided)
     if (gethostname(ferry_rt.hostname, sizeof ferry_rt.hostname))
         strcpy(ferry_rt.hostname, "localhost");
     ferry_rt.hostname[sizeof ferry_rt.hostname - 1] = 0;
-    /* Ferry keeps no per-thread state and takes no locks: calls from several
-     * threads are fine as long as the application serializes them. */
-    ferry_rt.thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    /* Up to MPI_THREAD_SERIALIZED Ferry takes no locks (it keeps no
+     * per-thread state); MPI_THREAD_MULTIPLE turns on the lock every MPI call
+     * holds (core/biglock.h), unless FERRY_THREAD_MAX caps the level. */
+    int cap = (int)ferry_cfg.thread_max;
+    ferry_rt.thread_level = required < cap ? required : cap;
     if (ferry_rt.thread_level < MPI_THREAD_SINGLE)
         ferry_rt.thread_level = MPI_THREAD_SINGLE;
+    if (ferry_rt.thread_level == MPI_THREAD_MULTIPLE)
+        ferry_biglock_on = 1;
     if (provided)
         *provided = ferry_rt.thread_level;
     main_thread = pthread_self();

@@ -1,4 +1,5 @@
 #include "core/progress.h"
+#include "core/biglock.h"
 #include "core/config.h"
 #include "core/runtime.h"
 #include "core/util.h"
@@ -40,6 +41,11 @@ void ferry_progress_wait(struct ferry_waiter *w)
         return;
     }
     w->idle++;
+    /* MPI_THREAD_MULTIPLE: let in the threads queued for the lock (what this
+     * one waits for may be theirs to send) */
+    int shared = ferry_biglock_shared();
+    if (shared)
+        ferry_biglock_yield();
     if (!ferry_rt.oversubscribed) {
         /* A CPU of our own: keep polling. After FERRY_SPIN empty polls, yield
          * once in a while in case something else wants this CPU; a yield
@@ -62,6 +68,8 @@ void ferry_progress_wait(struct ferry_waiter *w)
     if (w->idle <= spin + ferry_cfg.oversub_yields || ferry_progress_unrung ||
         ferry_proto_sends_queued())
         sched_yield();
+    else if (shared)
+        sched_yield();   /* no sleep: a thread of this process, which rings nothing, may complete the wait */
     else
         ferry_transport_shm.sleep();
 }

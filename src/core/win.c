@@ -1,6 +1,7 @@
 /* Window objects, passive-target locks and the data movement of one-sided
  * operations (see win.h). */
 #include "core/win.h"
+#include "core/biglock.h"
 #include "core/datatype.h"
 #include "core/handle.h"
 #include "core/progress.h"
@@ -84,7 +85,9 @@ static void backoff(unsigned *spins)
         return;
     }
     /* the holder may need this rank's progress (a rendezvous it waits for),
-     * and oversubscribed it needs the CPU */
+     * and oversubscribed it needs the CPU; other threads of this process may
+     * need the MPI_THREAD_MULTIPLE lock */
+    ferry_biglock_yield();
     ferry_progress();
     sched_yield();
 }

@@ -1,0 +1,60 @@
+/* MPI_THREAD_MULTIPLE: one process-wide lock around every MPI call.
+ *
+ * Ferry's state (handle tables, matching queues, rings, schedules) is shared
+ * by the whole process and changed by every call, so with several threads
+ * inside MPI at once every entry point holds one lock for the whole call (the
+ * "global critical section" of MPICH). A call that waits (MPI_Wait, MPI_Recv,
+ * a collective) hands the lock to any thread queued for it on each empty turn
+ * of its wait loop, so a thread blocked on a message another thread of the
+ * same process will send lets that thread in.
+ *
+ * The lock is only taken once a program asked for MPI_THREAD_MULTIPLE and got
+ * it: below that level an entry point tests one flag and goes on.
+ *
+ * It is a ticket lock (first come, first served), so a waiter that hands the
+ * lock over and asks again goes behind every thread already queued; threads
+ * queued for long sleep on a futex. The lock is recursive per thread: user
+ * callbacks run inside MPI calls (reduction operations, attribute copy and
+ * delete functions, error handlers, generalized requests) may call MPI. */
+#ifndef FERRY_BIGLOCK_H
+#define FERRY_BIGLOCK_H
+#include "core/util.h"
+
+extern int ferry_biglock_on;   /* set once MPI_THREAD_MULTIPLE is provided */
+
+int ferry_biglock_enter_slow(void);
+void ferry_biglock_exit_slow(void);
+
+static inline int ferry_biglock_enter(void)
+{
+    if (FERRY_LIKELY(!ferry_biglock_on))
+        return 0;
+    return ferry_biglock_enter_slow();
+}
+
+static inline void ferry_biglock_exit(int *entered)
+{
+    if (FERRY_UNLIKELY(*entered))
+        ferry_biglock_exit_slow();
+}
+
+/* First statement of every MPI entry point: holds the lock until the call
+ * returns, on every return path (the cleanup runs after the return value is
+ * computed). */
+#define FERRY_API_ENTER()                                                                                  \
+    int ferry_api_entered_ __attribute__((cleanup(ferry_biglock_exit), unused)) = ferry_biglock_enter()
+
+/* One empty turn of a wait loop: if other threads are queued for the lock,
+ * let them all have it, then queue again (the nesting depth stays). Returns 1
+ * if it handed over. */
+int ferry_biglock_yield(void);
+
+/* Other threads of this process may be inside MPI: a waiter must not sleep
+ * until a peer process rings it, since the message it waits for may come
+ * from one of them. */
+static inline int ferry_biglock_shared(void)
+{
+    return ferry_biglock_on;
+}
+
+#endif
