@@ -3,9 +3,11 @@
  * Every thread has its own communicator (dup'd serially by the main thread)
  * and runs on it, at the same time as the other threads do on theirs:
  *   - communicator creation: Comm_dup and Comm_split of its own communicator,
- *     and Comm_create_group on MPI_COMM_WORLD with its own tag (concurrent
- *     context-id agreements must give distinct ids: traffic on the new
- *     communicators with the same tags then checks nothing crosses);
+ *     Comm_create_group on MPI_COMM_WORLD with its own tag, an
+ *     intercommunicator between the two halves of its communicator and its
+ *     merge (concurrent context-id agreements must give distinct ids:
+ *     traffic on the new communicators with the same tags then checks
+ *     nothing crosses);
  *   - collectives, blocking and nonblocking: Bcast, Allreduce (a vector long
  *     enough for the large-message algorithms), Alltoall, Barrier, Iallreduce
  *     and Ibarrier completed by MPI_Test loops, results checked per element;
@@ -167,6 +169,29 @@ static void creation(int t, MPI_Comm c)
     }
     CHECK_RC(MPI_Group_free(&g));
     CHECK_RC(MPI_Group_free(&wg));
+
+    /* an intercommunicator between the low and high halves, and its merge */
+    int n;
+    CHECK_RC(MPI_Comm_size(c, &n));
+    if (n < 2)
+        return;
+    int h = n / 2, low = r < h;
+    MPI_Comm local, ic, merged;
+    CHECK_RC(MPI_Comm_split(c, low, r, &local));
+    CHECK_RC(MPI_Intercomm_create(local, 0, c, low ? h : 0, 50 + t, &ic));
+    CHECK_RC(MPI_Intercomm_merge(ic, !low, &merged));
+    int sum = -1, want = low ? (h + n - 1) * (n - h) / 2 : (h - 1) * h / 2;   /* the other half's ranks */
+    CHECK_RC(MPI_Allreduce(&r, &sum, 1, MPI_INT, MPI_SUM, ic));
+    CHECK(sum == want, "thread %d: intercommunicator allreduce %d, expected %d", t, sum, want);
+    int mr, x = r * 10 + t, y = -1;
+    CHECK_RC(MPI_Comm_rank(merged, &mr));
+    CHECK(mr == r, "thread %d: merged rank %d, expected %d", t, mr, r);
+    CHECK_RC(MPI_Sendrecv(&x, 1, MPI_INT, (mr + 1) % n, 8, &y, 1, MPI_INT, (mr + n - 1) % n, 8, merged,
+                          MPI_STATUS_IGNORE));
+    CHECK(y == (mr + n - 1) % n * 10 + t, "thread %d: merged ring got %d", t, y);
+    CHECK_RC(MPI_Comm_free(&merged));
+    CHECK_RC(MPI_Comm_free(&ic));
+    CHECK_RC(MPI_Comm_free(&local));
 }
 
 /* Exchanges within this process that need the waiting call to let the other

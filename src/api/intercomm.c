@@ -7,8 +7,9 @@
  * else the other side needs (group members, split table, merge order); each
  * leader broadcasts the answer to its group. Every process of both groups
  * then reserves the same ids: the new communicator's context is unique in
- * all of them. Messages travel in management contexts (comm.h), so they
- * never meet user traffic. */
+ * all of them (under MPI_THREAD_MULTIPLE the ids go through the confirmed
+ * agreement of core/comm.c). Messages travel in management contexts
+ * (comm.h), so they never meet user traffic. */
 #include "api/check.h"
 #include "api/comm_internal.h"
 #include "core/util.h"
@@ -18,6 +19,42 @@
 #define TAG_IC_REDUCE (-201)
 #define TAG_IC_BCAST  (-202)
 #define TAG_IC_TABLE  (-203)
+
+/* Intercomm_create's members: a local group (lc) and its leader, who reaches
+ * the other group's leader through pc with the caller's tag. */
+struct ic_arg {
+    struct ferry_comm *lc, *pc;
+    int local_leader, remote_leader, tag;
+};
+
+/* The maximum of *v over both groups: a binomial reduction to each leader,
+ * the leaders swap theirs, each broadcasts the larger to its group. */
+static void ic_max(void *arg, uint32_t *v)
+{
+    struct ic_arg *a = arg;
+    struct ferry_comm *lc = a->lc;
+    int n = lc->size, me = (lc->rank - a->local_leader + n) % n;
+    for (int mask = 1; mask < n; mask <<= 1) {
+        if (me & mask) {
+            ferry_comm_mgmt_send(lc, v, sizeof *v, (me - mask + a->local_leader) % n, TAG_IC_REDUCE);
+            break;
+        }
+        if (me + mask < n) {
+            uint32_t o;
+            ferry_comm_mgmt_recv(lc, &o, sizeof o, (me + mask + a->local_leader) % n, TAG_IC_REDUCE);
+            if (o > *v)
+                *v = o;
+        }
+    }
+    if (me == 0) {
+        uint32_t theirs;
+        ferry_comm_mgmt_sendrecv(a->pc, v, sizeof *v, a->remote_leader, &theirs, sizeof theirs, a->remote_leader,
+                                 a->tag);
+        if (theirs > *v)
+            *v = theirs;
+    }
+    ferry_comm_mgmt_bcast(lc, v, sizeof *v, a->local_leader, TAG_IC_BCAST);
+}
 
 #pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
@@ -47,52 +84,34 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
             return ferry_error(lc, MPI_ERR_RANK, fn, "the remote leader is this process");
     }
 
-    /* 1. the local maximum of the next free context ids, at the leader */
-    uint32_t v = ferry_comm_next_ctx();
+    /* 1. the context ids, agreed over both groups (ic_max) */
+    struct ic_arg arg = {lc, pc, local_leader, remote_leader, tag};
+    uint32_t ctx = ferry_comm_agree_ctx_with(ic_max, &arg, 4);
     int n = lc->size;
-    {
-        /* binomial reduction rooted at local_leader */
-        int me = (lc->rank - local_leader + n) % n;
-        for (int mask = 1; mask < n; mask <<= 1) {
-            if (me & mask) {
-                ferry_comm_mgmt_send(lc, &v, sizeof v, (me - mask + local_leader) % n, TAG_IC_REDUCE);
-                break;
-            }
-            if (me + mask < n) {
-                uint32_t o;
-                ferry_comm_mgmt_recv(lc, &o, sizeof o, (me + mask + local_leader) % n, TAG_IC_REDUCE);
-                if (o > v)
-                    v = o;
-            }
-        }
-    }
-    /* 2. leaders swap {max, size} and their groups' world ranks */
-    int hdr[2] = {0, 0};   /* agreed context id, remote group size */
+    /* 2. leaders swap their group sizes and members' world ranks */
+    int hdr[1] = {0};   /* remote group size */
     int *rworld = NULL;
     if (leader) {
-        int mine[2] = {(int)v, n}, theirs[2];
-        ferry_comm_mgmt_sendrecv(pc, mine, sizeof mine, remote_leader, theirs, sizeof theirs, remote_leader, tag);
-        rworld = ferry_xmalloc((size_t)theirs[1] * sizeof(int) + 1);
+        int theirs;
+        ferry_comm_mgmt_sendrecv(pc, &n, sizeof n, remote_leader, &theirs, sizeof theirs, remote_leader, tag);
+        rworld = ferry_xmalloc((size_t)theirs * sizeof(int) + 1);
         ferry_comm_mgmt_sendrecv(pc, lc->group->world, (size_t)n * sizeof(int), remote_leader, rworld,
-                                 (size_t)theirs[1] * sizeof(int), remote_leader, tag);
-        hdr[0] = (uint32_t)theirs[0] > v ? theirs[0] : (int)v;
-        hdr[1] = theirs[1];
+                                 (size_t)theirs * sizeof(int), remote_leader, tag);
+        hdr[0] = theirs;
     }
     /* 3. the leader tells its group */
     ferry_comm_mgmt_bcast(lc, hdr, sizeof hdr, local_leader, TAG_IC_BCAST);
     if (!leader)
-        rworld = ferry_xmalloc((size_t)hdr[1] * sizeof(int) + 1);
-    ferry_comm_mgmt_bcast(lc, rworld, (size_t)hdr[1] * sizeof(int), local_leader, TAG_IC_BCAST);
+        rworld = ferry_xmalloc((size_t)hdr[0] * sizeof(int) + 1);
+    ferry_comm_mgmt_bcast(lc, rworld, (size_t)hdr[0] * sizeof(int), local_leader, TAG_IC_BCAST);
 
-    uint32_t ctx = (uint32_t)hdr[0];
-    ferry_comm_reserve_ctx(ctx, 4);
-    for (int i = 0; i < hdr[1]; i++)
+    for (int i = 0; i < hdr[0]; i++)
         if (ferry_group_rank_of(lc->group, rworld[i]) != MPI_UNDEFINED) {
             int w = rworld[i];
             free(rworld);
             return ferry_error(lc, MPI_ERR_COMM, fn, "the local and remote groups overlap (world rank %d in both)", w);
         }
-    struct ferry_group *remote = ferry_group_new(hdr[1], rworld);
+    struct ferry_group *remote = ferry_group_new(hdr[0], rworld);
     free(rworld);
     lc->group->refs++;
     *newintercomm = ferry_intercomm_new(lc->group, remote, ctx, lc->errhandler)->handle;
@@ -116,11 +135,9 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
         return ferry_error(c, MPI_ERR_ARG, fn, "newintracomm pointer is NULL");
     int mine = high != 0, *theirs;
     size_t nt;
-    uint32_t ctx = ferry_comm_next_ctx();
-    ferry_comm_inter_exchange(c, &ctx, &mine, sizeof mine, (void **)&theirs, &nt);
+    uint32_t ctx = ferry_comm_inter_exchange_ctx(c, 2, &mine, sizeof mine, (void **)&theirs, &nt);
     int rhigh = *theirs;
     free(theirs);
-    ferry_comm_reserve_ctx(ctx, 2);
     int local_first = mine != rhigh ? !mine : c->group->world[0] < c->remote->world[0];
     struct ferry_group *first = local_first ? c->group : c->remote, *second = local_first ? c->remote : c->group;
     int n = first->size + second->size;
@@ -179,9 +196,7 @@ void ferry_api_intercomm_split(struct ferry_comm *c, int color, int key, struct 
     }
     void *rt;
     size_t nrt;
-    uint32_t ctx = ferry_comm_next_ctx();
-    ferry_comm_inter_exchange(c, &ctx, table, (size_t)n * 2 * sizeof(int), &rt, &nrt);
-    ferry_comm_reserve_ctx(ctx, 4);
+    uint32_t ctx = ferry_comm_inter_exchange_ctx(c, 4, table, (size_t)n * 2 * sizeof(int), &rt, &nrt);
     *out = NULL;
     if (color != MPI_UNDEFINED) {
         int nl, nr;
@@ -200,9 +215,7 @@ void ferry_api_intercomm_create(struct ferry_comm *c, struct ferry_group *g, str
 {
     void *rt;
     size_t nrt;
-    uint32_t ctx = ferry_comm_next_ctx();
-    ferry_comm_inter_exchange(c, &ctx, g->world, (size_t)g->size * sizeof(int), &rt, &nrt);
-    ferry_comm_reserve_ctx(ctx, 4);
+    uint32_t ctx = ferry_comm_inter_exchange_ctx(c, 4, g->world, (size_t)g->size * sizeof(int), &rt, &nrt);
     int nr = (int)(nrt / sizeof(int));
     *out = NULL;
     if (g->rank != MPI_UNDEFINED && nr > 0) {

@@ -1,6 +1,7 @@
 /* The process-wide lock of MPI_THREAD_MULTIPLE (see biglock.h). */
 #include "core/biglock.h"
 #include "core/progress.h"
+#include "transport/transport.h"
 #include <limits.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -15,6 +16,12 @@ int ferry_biglock_on;
 static _Alignas(FERRY_CACHELINE) uint32_t next_ticket;
 static _Alignas(FERRY_CACHELINE) uint32_t serving;
 static __thread int depth;   /* this thread's nesting of MPI calls while it holds the lock */
+/* A thread waits asleep on the doorbell (lock released); set and cleared by
+ * that thread while it holds the lock, read by others while they hold it. */
+static int sleeper;
+/* Set by an owner that leaves the lock while a thread sleeps: what it did may
+ * have completed what the sleeper waits for. */
+static int woken;
 
 /* Polls of `serving` before a queued thread sleeps: a handover inside one
  * wait loop takes a few hundred nanoseconds when the next owner runs on
@@ -39,7 +46,7 @@ static void acquire(void)
     }
 }
 
-static void release(void)
+static void release_lock(void)
 {
     uint32_t s = serving + 1;
     __atomic_store_n(&serving, s, __ATOMIC_SEQ_CST);
@@ -47,6 +54,17 @@ static void release(void)
      * goes on (threads in MPI at once are few) */
     if (__atomic_load_n(&next_ticket, __ATOMIC_SEQ_CST) != s)
         syscall(SYS_futex, &serving, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static void release(void)
+{
+    int wake = sleeper;
+    release_lock();
+    if (wake) {
+        /* seq_cst: the sleeper arms its doorbell, then reads this */
+        __atomic_store_n(&woken, 1, __ATOMIC_SEQ_CST);
+        ferry_transport_shm.wake();
+    }
 }
 
 int ferry_biglock_enter_slow(void)
@@ -75,4 +93,24 @@ int ferry_biglock_yield(void)
     release();
     acquire();      /* a new ticket: behind every thread queued now */
     return 1;
+}
+
+int ferry_biglock_sleep(void)
+{
+    if (!ferry_biglock_on || depth == 0)
+        return 0;
+    if (sleeper)
+        return 0;   /* one sleeper at a time: the doorbell wakes one thread */
+    sleeper = 1;
+    __atomic_store_n(&woken, 0, __ATOMIC_RELAXED);   /* this thread polled after any earlier wake */
+    release_lock();   /* not release(): no wake for its own sleep */
+    ferry_transport_shm.sleep();
+    acquire();
+    sleeper = 0;
+    return 1;
+}
+
+int ferry_biglock_woken(void)
+{
+    return __atomic_load_n(&woken, __ATOMIC_SEQ_CST);
 }

@@ -49,9 +49,17 @@ static inline void ferry_biglock_exit(int *entered)
  * if it handed over. */
 int ferry_biglock_yield(void);
 
-/* Other threads of this process may be inside MPI: a waiter must not sleep
- * until a peer process rings it, since the message it waits for may come
- * from one of them. */
+/* Oversubscribed, nothing to do: release the lock and sleep on this rank's
+ * doorbell until a peer process rings it or a thread of this process leaves
+ * the lock (what it did may be what this thread waits for). Only one thread
+ * sleeps at a time; returns 0 without sleeping if another one does. */
+int ferry_biglock_sleep(void);
+/* For the transport's sleep: a thread of this process asked to wake it. */
+int ferry_biglock_woken(void);
+
+/* Other threads of this process may be inside MPI: a waiter sleeps only
+ * through ferry_biglock_sleep, since the message it waits for may come from
+ * one of them, which rings no doorbell. */
 static inline int ferry_biglock_shared(void)
 {
     return ferry_biglock_on;

@@ -352,21 +352,12 @@ void ferry_comm_reserve_nb_ctx(uint32_t ctx, int n)
         ferry_fatal("out of communicator context ids for nonblocking creation");
 }
 
-/* The maximum of *v over the members: every member of parent (both groups of
- * an intercommunicator), or, with g, the members of g reached through parent
- * with tag. */
-static void agree_max(struct ferry_comm *parent, struct ferry_group *g, int tag, uint32_t *v)
+/* The maximum of *v over every member of parent (both groups of an
+ * intercommunicator). */
+static void parent_max(void *arg, uint32_t *v)
 {
-    if (g) {
-        /* virtual rank i = group rank i, reached through its rank in parent */
-        int *map = ferry_xmalloc((size_t)g->size * sizeof(int) + 1);
-        for (int i = 0; i < g->size; i++)
-            map[i] = ferry_group_rank_of(parent->group, g->world[i]);
-        struct vgroup vg = {parent, g->size, g->rank, map};
-        v_reduce_max(&vg, v, tag);
-        v_bcast(&vg, v, sizeof *v, tag);
-        free(map);
-    } else if (parent->remote) {
+    struct ferry_comm *parent = arg;
+    if (parent->remote) {
         void *theirs;
         size_t nt;
         ferry_comm_inter_exchange(parent, v, NULL, 0, &theirs, &nt);
@@ -376,7 +367,20 @@ static void agree_max(struct ferry_comm *parent, struct ferry_group *g, int tag,
     }
 }
 
-/* Agree on n consecutive ids free at every member.
+/* ... over the members of a group, reached through a parent with a tag */
+struct group_max_arg {
+    struct vgroup v;
+    int tag;
+};
+static void group_max(void *arg, uint32_t *v)
+{
+    struct group_max_arg *g = arg;
+    v_reduce_max(&g->v, v, g->tag);
+    v_bcast(&g->v, v, sizeof *v, g->tag);
+}
+
+/* Agree on n consecutive ids free at every member; max(arg, &v) turns v into
+ * its maximum over the members.
  *
  * One thread in MPI at a time: nothing is allocated while the agreement runs,
  * so the maximum of the members' next free ids is free everywhere.
@@ -390,11 +394,11 @@ static void agree_max(struct ferry_comm *parent, struct ferry_group *g, int tag,
  * above the next free id; then this member reserves it. A second maximum
  * tells whether any member found v taken, and if one did, all try again
  * (the ids of failed attempts are never used). */
-static uint32_t agree(struct ferry_comm *parent, struct ferry_group *g, int tag, int n)
+uint32_t ferry_comm_agree_ctx_with(void (*max)(void *arg, uint32_t *v), void *arg, int n)
 {
     if (!ferry_biglock_on) {
         uint32_t v = next_ctx;
-        agree_max(parent, g, tag, &v);
+        max(arg, &v);
         ferry_comm_reserve_ctx(v, n);
         return v;
     }
@@ -402,12 +406,12 @@ static uint32_t agree(struct ferry_comm *parent, struct ferry_group *g, int tag,
         uint32_t p = next_ctx;
         ferry_comm_reserve_ctx(p, n);
         uint32_t v = p;
-        agree_max(parent, g, tag, &v);
+        max(arg, &v);
         uint32_t next = next_ctx;
         uint32_t taken = !(v == p || next == p + (uint32_t)n || v >= next);
         if (!taken)
             ferry_comm_reserve_ctx(v, n);
-        agree_max(parent, g, tag, &taken);
+        max(arg, &taken);
         if (!taken)
             return v;
     }
@@ -415,7 +419,7 @@ static uint32_t agree(struct ferry_comm *parent, struct ferry_group *g, int tag,
 
 int ferry_comm_agree_ctx_n(struct ferry_comm *parent, uint32_t *ctx, int n)
 {
-    *ctx = agree(parent, NULL, 0, n);
+    *ctx = ferry_comm_agree_ctx_with(parent_max, parent, n);
     return 0;
 }
 
@@ -426,8 +430,25 @@ int ferry_comm_agree_ctx(struct ferry_comm *parent, uint32_t *ctx)
 
 int ferry_comm_agree_ctx_group(struct ferry_comm *parent, struct ferry_group *g, int tag, uint32_t *ctx)
 {
-    *ctx = agree(parent, g, tag, 2);
+    /* virtual rank i = group rank i, reached through its rank in parent */
+    int *map = ferry_xmalloc((size_t)g->size * sizeof(int) + 1);
+    for (int i = 0; i < g->size; i++)
+        map[i] = ferry_group_rank_of(parent->group, g->world[i]);
+    struct group_max_arg a = {{parent, g->size, g->rank, map}, tag};
+    *ctx = ferry_comm_agree_ctx_with(group_max, &a, 2);
+    free(map);
     return 0;
+}
+
+uint32_t ferry_comm_inter_exchange_ctx(struct ferry_comm *ic, int n, const void *mine, size_t nmine, void **theirs,
+                                       size_t *ntheirs)
+{
+    uint32_t v = next_ctx;
+    ferry_comm_inter_exchange(ic, &v, mine, nmine, theirs, ntheirs);
+    if (ferry_biglock_on)
+        return ferry_comm_agree_ctx_with(parent_max, ic, n);   /* v may be another thread's */
+    ferry_comm_reserve_ctx(v, n);
+    return v;
 }
 
 /* ---- init / finalize -------------------------------------------------------- */

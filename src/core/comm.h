@@ -95,6 +95,15 @@ int ferry_comm_agree_ctx_n(struct ferry_comm *parent, uint32_t *ctx, int n);
  * parent's group; this process a member); messages in parent's management
  * context with the given tag. For Comm_create_group. */
 int ferry_comm_agree_ctx_group(struct ferry_comm *parent, struct ferry_group *g, int tag, uint32_t *ctx);
+/* The agreement itself, for members that max(arg, &v) reaches: it must
+ * turn v into the maximum of v over them (Intercomm_create: over the two
+ * groups through their leaders). Returns the first of n ids. */
+uint32_t ferry_comm_agree_ctx_with(void (*max)(void *arg, uint32_t *v), void *arg, int n);
+/* ferry_comm_inter_exchange's blob exchange plus an agreement on n fresh ids
+ * over both groups of ic (the id rides on the exchange when one thread is in
+ * MPI at a time). */
+uint32_t ferry_comm_inter_exchange_ctx(struct ferry_comm *ic, int n, const void *mine, size_t nmine, void **theirs,
+                                       size_t *ntheirs);
 /* Reserve ids for a creation agreed on elsewhere: next free id becomes at
  * least ctx + n. */
 void ferry_comm_reserve_ctx(uint32_t ctx, int n);

@@ -68,9 +68,10 @@ void ferry_progress_wait(struct ferry_waiter *w)
     if (w->idle <= spin + ferry_cfg.oversub_yields || ferry_progress_unrung ||
         ferry_proto_sends_queued())
         sched_yield();
-    else if (shared)
-        sched_yield();   /* no sleep: a thread of this process, which rings nothing, may complete the wait */
-    else
+    else if (shared) {
+        if (!ferry_biglock_sleep())
+            sched_yield();
+    } else
         ferry_transport_shm.sleep();
 }
 

@@ -42,8 +42,12 @@ struct ferry_transport {
     int (*can_pull)(int peer);
     /* Give up single copy with this peer from now on (after a failed pull). */
     void (*disable_pull)(int peer);
-    /* Nothing to do: block until a packet may have arrived (or briefly). */
+    /* Nothing to do: block until a packet may have arrived, another thread
+     * of this process asked to wake it (wake()), or briefly. */
     void (*sleep)(void);
+    /* Wake this process's sleep(), if it sleeps: another thread of the
+     * process made progress the sleeper may be waiting for. */
+    void (*wake)(void);
 };
 
 extern const struct ferry_transport ferry_transport_shm;

@@ -18,6 +18,7 @@
 #include "transport/shm/segment.h"
 #include "transport/shm/shm_layout.h"
 #include "boot/boot.h"
+#include "core/biglock.h"
 #include "core/config.h"
 #include "core/runtime.h"
 #include "core/util.h"
@@ -396,11 +397,23 @@ static void shm_sleep(void)
     uint32_t seen = __atomic_load_n(&d->bell, __ATOMIC_ACQUIRE);
     __atomic_store_n(&d->armed, 1, __ATOMIC_SEQ_CST);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);       /* store armed, then load heads (see top) */
-    if (!rings_pending()) {
+    if (!rings_pending() && !ferry_biglock_woken()) {
         struct timespec ts = {0, 2 * 1000 * 1000};
         futex(&d->bell, FUTEX_WAIT, seen, &ts);
     }
     __atomic_store_n(&d->armed, 0, __ATOMIC_RELAXED);
+}
+
+/* Ring this rank's own doorbell, as a producer would. The caller published
+ * its reason (ferry_biglock_woken) with a seq_cst store before: either the
+ * sleeper sees it after arming, or this sees the sleeper armed. */
+static void shm_wake(void)
+{
+    struct shm_doorbell *d = shm_doorbell(shm.mine);
+    if (__atomic_load_n(&d->armed, __ATOMIC_SEQ_CST) && __atomic_exchange_n(&d->armed, 0, __ATOMIC_SEQ_CST)) {
+        __atomic_fetch_add(&d->bell, 1, __ATOMIC_SEQ_CST);
+        futex(&d->bell, FUTEX_WAKE, 1, NULL);
+    }
 }
 
 static size_t shm_max_payload(int peer)
@@ -470,4 +483,5 @@ const struct ferry_transport ferry_transport_shm = {
     .can_pull = shm_can_pull,
     .disable_pull = shm_disable_pull,
     .sleep = shm_sleep,
+    .wake = shm_wake,
 };
