@@ -377,10 +377,14 @@ static void shm_commit(int peer, struct ferry_pkt *pkt)
     }
 }
 
+/* Reads the tails the consumer published, not its private copies: under
+ * MPI_THREAD_MULTIPLE a thread about to sleep runs this without the lock
+ * while the lock's owner polls the rings. */
 static int rings_pending(void)
 {
     for (uint32_t i = 0; i < shm.nlocal; i++)
-        if (__atomic_load_n(&shm.in[i].ctl->head, __ATOMIC_RELAXED) != shm.in[i].tail)
+        if (__atomic_load_n(&shm.in[i].ctl->head, __ATOMIC_RELAXED) !=
+            __atomic_load_n(&shm.in[i].ctl->tail, __ATOMIC_RELAXED))
             return 1;
     return 0;
 }
