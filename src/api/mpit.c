@@ -51,9 +51,7 @@ int PMPI_T_init_thread(int required, int *provided)
         return MPI_ERR_ARG;
     if (t_initialized++ == 0 && ferry_rt.state != FERRY_INITIALIZED)
         ferry_config_load();   /* the values MPI_Init reads */
-    int level = required < ferry_cfg.thread_max ? required : (int)ferry_cfg.thread_max;
-    if (level == MPI_THREAD_MULTIPLE)
-        ferry_biglock_on = 1;   /* MPI_T calls from several threads hold the lock like any MPI call */
+    int level = ferry_thread_level(required);   /* MPI_T calls hold the lock like any MPI call */
     if (provided)
         *provided = level;
     return MPI_SUCCESS;

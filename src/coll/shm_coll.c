@@ -881,7 +881,7 @@ static void shm_wait(struct shm_op *o, unsigned *idle)
         return;
     }
     ferry_progress();
-    if (*idle <= (unsigned long)(ferry_cfg.coll_shm_spin + ferry_cfg.coll_shm_yields) || ferry_biglock_shared()) {
+    if (*idle <= (unsigned long)(ferry_cfg.coll_shm_spin + ferry_cfg.coll_shm_yields) || ferry_biglock_on) {
         sched_yield();
         return;
     }

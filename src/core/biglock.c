@@ -1,8 +1,10 @@
 /* The process-wide lock of MPI_THREAD_MULTIPLE (see biglock.h). */
 #include "core/biglock.h"
+#include "core/config.h"
 #include "core/progress.h"
 #include "transport/transport.h"
 #include <limits.h>
+#include <mpi.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -65,6 +67,16 @@ static void release(void)
         __atomic_store_n(&woken, 1, __ATOMIC_SEQ_CST);
         ferry_transport_shm.wake();
     }
+}
+
+int ferry_thread_level(int required)
+{
+    int level = required < ferry_cfg.thread_max ? required : (int)ferry_cfg.thread_max;
+    if (level < MPI_THREAD_SINGLE)
+        level = MPI_THREAD_SINGLE;
+    if (level == MPI_THREAD_MULTIPLE)
+        ferry_biglock_on = 1;
+    return level;
 }
 
 int ferry_biglock_enter_slow(void)

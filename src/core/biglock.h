@@ -20,7 +20,10 @@
 #define FERRY_BIGLOCK_H
 #include "core/util.h"
 
-extern int ferry_biglock_on;   /* set once MPI_THREAD_MULTIPLE is provided */
+/* Set once MPI_THREAD_MULTIPLE is provided: other threads may be inside MPI,
+ * so a waiter sleeps only through ferry_biglock_sleep (the message it waits
+ * for may come from one of them, which rings no doorbell). */
+extern int ferry_biglock_on;
 
 int ferry_biglock_enter_slow(void);
 void ferry_biglock_exit_slow(void);
@@ -57,12 +60,10 @@ int ferry_biglock_sleep(void);
 /* For the transport's sleep: a thread of this process asked to wake it. */
 int ferry_biglock_woken(void);
 
-/* Other threads of this process may be inside MPI: a waiter sleeps only
- * through ferry_biglock_sleep, since the message it waits for may come from
- * one of them, which rings no doorbell. */
-static inline int ferry_biglock_shared(void)
-{
-    return ferry_biglock_on;
-}
+/* The thread level MPI_Init_thread and MPI_T_init_thread provide for
+ * `required`: at most FERRY_THREAD_MAX. Up to MPI_THREAD_SERIALIZED Ferry
+ * takes no locks (it keeps no per-thread state); MPI_THREAD_MULTIPLE turns
+ * the lock on, for good. */
+int ferry_thread_level(int required);
 
 #endif

@@ -61,15 +61,7 @@ int ferry_init(int required, int *provided)
     if (gethostname(ferry_rt.hostname, sizeof ferry_rt.hostname))
         strcpy(ferry_rt.hostname, "localhost");
     ferry_rt.hostname[sizeof ferry_rt.hostname - 1] = 0;
-    /* Up to MPI_THREAD_SERIALIZED Ferry takes no locks (it keeps no
-     * per-thread state); MPI_THREAD_MULTIPLE turns on the lock every MPI call
-     * holds (core/biglock.h), unless FERRY_THREAD_MAX caps the level. */
-    int cap = (int)ferry_cfg.thread_max;
-    ferry_rt.thread_level = required < cap ? required : cap;
-    if (ferry_rt.thread_level < MPI_THREAD_SINGLE)
-        ferry_rt.thread_level = MPI_THREAD_SINGLE;
-    if (ferry_rt.thread_level == MPI_THREAD_MULTIPLE)
-        ferry_biglock_on = 1;
+    ferry_rt.thread_level = ferry_thread_level(required);
     if (provided)
         *provided = ferry_rt.thread_level;
     main_thread = pthread_self();

@@ -43,9 +43,7 @@ void ferry_progress_wait(struct ferry_waiter *w)
     w->idle++;
     /* MPI_THREAD_MULTIPLE: let in the threads queued for the lock (what this
      * one waits for may be theirs to send) */
-    int shared = ferry_biglock_shared();
-    if (shared)
-        ferry_biglock_yield();
+    ferry_biglock_yield();
     if (!ferry_rt.oversubscribed) {
         /* A CPU of our own: keep polling. After FERRY_SPIN empty polls, yield
          * once in a while in case something else wants this CPU; a yield
@@ -68,7 +66,7 @@ void ferry_progress_wait(struct ferry_waiter *w)
     if (w->idle <= spin + ferry_cfg.oversub_yields || ferry_progress_unrung ||
         ferry_proto_sends_queued())
         sched_yield();
-    else if (shared) {
+    else if (ferry_biglock_on) {
         if (!ferry_biglock_sleep())
             sched_yield();
     } else
