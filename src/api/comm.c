@@ -98,6 +98,15 @@ int ferry_api_dup(struct ferry_comm *c, struct ferry_info *info, struct ferry_co
     return rc;
 }
 
+struct ferry_comm *ferry_api_dup_shell(struct ferry_comm *c)
+{
+    uint32_t ctx;
+    ferry_comm_agree_ctx_n(c, &ctx, c->remote ? 4 : 2);
+    struct ferry_comm *n = dup_shell(c, ctx);
+    n->topo = ferry_topo_dup(c->topo);
+    return n;
+}
+
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {

@@ -27,4 +27,10 @@ int ferry_greq_query(struct ferry_request *r);
 int ferry_greq_free(struct ferry_request *r);
 int ferry_greq_cancel(struct ferry_request *r);
 
+/* Start a persistent collective (coll_persistent.c): runs its nonblocking
+ * collective; on error the request stays inactive. */
+int ferry_pcoll_start(struct ferry_request *r);
+/* Start a partitioned send or receive (partitioned.c). */
+void ferry_part_start(struct ferry_request *r);
+
 #endif

@@ -105,8 +105,12 @@ static int start_one(MPI_Request h, const char *fn)
         return ferry_error(NULL, MPI_ERR_REQUEST, fn, "0x%x is not a persistent request", (unsigned)h);
     if (r->active)
         return ferry_error(r->comm, MPI_ERR_REQUEST, fn, "the persistent request is already active");
+    if (r->kind == FERRY_REQ_PCOLL)
+        return ferry_pcoll_start(r);
     r->active = 1;
-    if (r->kind == FERRY_REQ_RECV) {
+    if (r->kind == FERRY_REQ_PART) {
+        ferry_part_start(r);
+    } else if (r->kind == FERRY_REQ_RECV) {
         ferry_proto_irecv(r);
     } else if (r->mode == FERRY_MODE_BUFFERED) {
         /* the data goes out of the attached buffer; the request itself is done */

@@ -116,14 +116,17 @@ void ferry_request_done_now(struct ferry_request *r)
     ferry_request_complete(r);
 }
 
-/* A child of a FERRY_REQ_PAIR completed. */
+/* A child of a FERRY_REQ_PAIR, _PCOLL or _PART completed: the parent reports
+ * the receive's (or the collective's) status. */
 static void child_done(struct ferry_request *r)
 {
     struct ferry_request *p = r->parent;
     r->parent = NULL;
-    if (r->kind == FERRY_REQ_RECV) {
+    if (r->kind == FERRY_REQ_RECV || p->kind != FERRY_REQ_PAIR) {
         p->status = r->status;   /* the pair reports its receive */
         p->msg_bytes = r->msg_bytes;
+        if (p->kind == FERRY_REQ_PART)
+            p->status.MPI_TAG = p->tag;   /* the user's tag, not the message's (api/partitioned.c) */
     }
     if (--p->children_left == 0)
         ferry_request_complete(p);

@@ -23,6 +23,10 @@ enum ferry_req_kind {
     FERRY_REQ_COLL,      /* a nonblocking collective: completed by its schedule (coll/sched.c) */
     FERRY_REQ_GREQ,      /* a generalized request: completed by MPI_Grequest_complete (api/grequest.c) */
     FERRY_REQ_PAIR,      /* Isendrecv(_replace): completes when its send and receive (children) have */
+    FERRY_REQ_PCOLL,     /* a persistent collective (api/coll_persistent.c): each Start runs the
+                          * nonblocking collective as its one child */
+    FERRY_REQ_PART,      /* a partitioned send or receive (api/partitioned.c): each Start posts one
+                          * message of all partitions as its child */
 };
 
 enum ferry_send_mode { FERRY_MODE_STANDARD, FERRY_MODE_SYNC, FERRY_MODE_READY, FERRY_MODE_BUFFERED };

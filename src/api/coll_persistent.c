@@ -1,0 +1,779 @@
+/* MPI-4.0 persistent collectives (MPI_Bcast_init ... and their _c forms).
+ *
+ * Init records the arguments in an inactive persistent request; each Start
+ * runs the matching nonblocking collective (which validates the arguments,
+ * picks the algorithm and builds the schedule) as the request's child, and
+ * the request completes with it (core/request.c). Init is collective (non-local in MPI's terms): it agrees on
+ * a private context for the request, so that Starts issued in different
+ * orders on different processes still match by Init order. */
+#include "api/check.h"
+#include "api/comm_internal.h"
+#include "api/p2p_internal.h"
+#include "core/info.h"
+#include <stdlib.h>
+
+/* The arguments of one persistent collective, and the nonblocking
+ * collective that runs it. The count arrays stay the application's: MPI
+ * requires them unchanged while the request exists. */
+struct pcoll {
+    int (*start)(const struct pcoll *a, MPI_Request *r);
+    const void *sbuf;
+    void *rbuf;
+    MPI_Count scount, rcount;
+    const void *scounts, *sdispls, *rcounts, *rdispls;   /* int[] or MPI_Count[] / MPI_Aint[] (_c forms) */
+    MPI_Datatype stype, rtype;
+    const MPI_Datatype *stypes, *rtypes;
+    MPI_Op op;
+    int root;
+    MPI_Comm comm;
+};
+
+static int make(const struct pcoll *args, MPI_Info info, MPI_Request *req, const char *fn)
+{
+    struct ferry_comm *c;
+    int rc = check_comm(args->comm, &c, fn);
+    if (rc)
+        return rc;
+    if (!req)
+        return ferry_error(c, MPI_ERR_REQUEST, fn, "request pointer is NULL");
+    if (info != MPI_INFO_NULL && !ferry_info_get(info))
+        return ferry_error(c, MPI_ERR_INFO, fn, "invalid info 0x%x", (unsigned)info);
+    /* MPI matches persistent collectives in the order of their Init calls,
+     * whatever order they are started in: each gets a context of its own
+     * now, which its Starts use. */
+    struct ferry_comm *own = ferry_api_dup_shell(c);
+    struct ferry_request *r = ferry_request_new(FERRY_REQ_PCOLL);
+    struct pcoll *a = ferry_xmalloc(sizeof *a);
+    *a = *args;
+    a->comm = own->handle;
+    r->owned_buf = a;
+    r->comm = own;   /* the request's reference: released with it */
+    r->persistent = 1;
+    r->complete = 1;   /* inactive */
+    *req = r->handle;
+    return MPI_SUCCESS;
+}
+
+int ferry_pcoll_start(struct ferry_request *r)
+{
+    const struct pcoll *a = r->owned_buf;
+    MPI_Request h = MPI_REQUEST_NULL;
+    int rc = a->start(a, &h);
+    if (rc)
+        return rc;   /* reported by the nonblocking collective; the request stays inactive */
+    struct ferry_request *child = ferry_request_get(h);
+    r->active = 1;
+    ferry_request_start(r);
+    if (child->complete) {
+        r->status = child->status;
+        ferry_request_free(child);
+        ferry_request_complete(r);
+    } else {
+        r->children_left = 1;
+        child->parent = r;
+        child->user_freed = 1;   /* internal: released when it completes */
+    }
+    return MPI_SUCCESS;
+}
+
+static int start_allgather_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Iallgather(a->sbuf, (int)a->scount, a->stype, a->rbuf, (int)a->rcount, a->rtype, a->comm, r);
+}
+
+#pragma weak MPI_Allgather_init = PMPI_Allgather_init
+int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_allgather_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                      .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .comm = comm};
+    return make(&a, info, request, "MPI_Allgather_init");
+}
+
+static int start_alltoall_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ialltoall(a->sbuf, (int)a->scount, a->stype, a->rbuf, (int)a->rcount, a->rtype, a->comm, r);
+}
+
+#pragma weak MPI_Alltoall_init = PMPI_Alltoall_init
+int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_alltoall_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                      .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .comm = comm};
+    return make(&a, info, request, "MPI_Alltoall_init");
+}
+
+static int start_neighbor_allgather_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ineighbor_allgather(a->sbuf, (int)a->scount, a->stype, a->rbuf, (int)a->rcount, a->rtype, a->comm, r);
+}
+
+#pragma weak MPI_Neighbor_allgather_init = PMPI_Neighbor_allgather_init
+int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_neighbor_allgather_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                      .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .comm = comm};
+    return make(&a, info, request, "MPI_Neighbor_allgather_init");
+}
+
+static int start_neighbor_alltoall_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ineighbor_alltoall(a->sbuf, (int)a->scount, a->stype, a->rbuf, (int)a->rcount, a->rtype, a->comm, r);
+}
+
+#pragma weak MPI_Neighbor_alltoall_init = PMPI_Neighbor_alltoall_init
+int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_neighbor_alltoall_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                      .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .comm = comm};
+    return make(&a, info, request, "MPI_Neighbor_alltoall_init");
+}
+
+static int start_gather_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Igather(a->sbuf, (int)a->scount, a->stype, a->rbuf, (int)a->rcount, a->rtype, a->root, a->comm, r);
+}
+
+#pragma weak MPI_Gather_init = PMPI_Gather_init
+int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_gather_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                      .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root, .comm = comm};
+    return make(&a, info, request, "MPI_Gather_init");
+}
+
+static int start_scatter_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Iscatter(a->sbuf, (int)a->scount, a->stype, a->rbuf, (int)a->rcount, a->rtype, a->root, a->comm, r);
+}
+
+#pragma weak MPI_Scatter_init = PMPI_Scatter_init
+int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_scatter_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                      .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root, .comm = comm};
+    return make(&a, info, request, "MPI_Scatter_init");
+}
+
+static int start_allgatherv_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Iallgatherv(a->sbuf, (int)a->scount, a->stype, a->rbuf, (const int *)a->rcounts,
+                            (const int *)a->rdispls, a->rtype, a->comm, r);
+}
+
+#pragma weak MPI_Allgatherv_init = PMPI_Allgatherv_init
+int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_allgatherv_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                      .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .comm = comm};
+    return make(&a, info, request, "MPI_Allgatherv_init");
+}
+
+static int start_neighbor_allgatherv_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ineighbor_allgatherv(a->sbuf, (int)a->scount, a->stype, a->rbuf, (const int *)a->rcounts,
+                                     (const int *)a->rdispls, a->rtype, a->comm, r);
+}
+
+#pragma weak MPI_Neighbor_allgatherv_init = PMPI_Neighbor_allgatherv_init
+int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_neighbor_allgatherv_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                      .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .comm = comm};
+    return make(&a, info, request, "MPI_Neighbor_allgatherv_init");
+}
+
+static int start_gatherv_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Igatherv(a->sbuf, (int)a->scount, a->stype, a->rbuf, (const int *)a->rcounts, (const int *)a->rdispls,
+                         a->rtype, a->root, a->comm, r);
+}
+
+#pragma weak MPI_Gatherv_init = PMPI_Gatherv_init
+int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                      const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                      MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_gatherv_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                      .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .root = root,
+                      .comm = comm};
+    return make(&a, info, request, "MPI_Gatherv_init");
+}
+
+static int start_scatterv_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Iscatterv(a->sbuf, (const int *)a->scounts, (const int *)a->sdispls, a->stype, a->rbuf, (int)a->rcount,
+                          a->rtype, a->root, a->comm, r);
+}
+
+#pragma weak MPI_Scatterv_init = PMPI_Scatterv_init
+int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_scatterv_init, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs,
+                      .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root,
+                      .comm = comm};
+    return make(&a, info, request, "MPI_Scatterv_init");
+}
+
+static int start_alltoallv_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ialltoallv(a->sbuf, (const int *)a->scounts, (const int *)a->sdispls, a->stype, a->rbuf,
+                           (const int *)a->rcounts, (const int *)a->rdispls, a->rtype, a->comm, r);
+}
+
+#pragma weak MPI_Alltoallv_init = PMPI_Alltoallv_init
+int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_alltoallv_init, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
+                      .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype,
+                      .comm = comm};
+    return make(&a, info, request, "MPI_Alltoallv_init");
+}
+
+static int start_neighbor_alltoallv_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ineighbor_alltoallv(a->sbuf, (const int *)a->scounts, (const int *)a->sdispls, a->stype, a->rbuf,
+                                    (const int *)a->rcounts, (const int *)a->rdispls, a->rtype, a->comm, r);
+}
+
+#pragma weak MPI_Neighbor_alltoallv_init = PMPI_Neighbor_alltoallv_init
+int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_neighbor_alltoallv_init, .sbuf = sendbuf, .scounts = sendcounts,
+                      .sdispls = sdispls, .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,
+                      .rdispls = rdispls, .rtype = recvtype, .comm = comm};
+    return make(&a, info, request, "MPI_Neighbor_alltoallv_init");
+}
+
+static int start_alltoallw_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ialltoallw(a->sbuf, (const int *)a->scounts, (const int *)a->sdispls, a->stypes, a->rbuf,
+                           (const int *)a->rcounts, (const int *)a->rdispls, a->rtypes, a->comm, r);
+}
+
+#pragma weak MPI_Alltoallw_init = PMPI_Alltoallw_init
+int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                        const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_alltoallw_init, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
+                      .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls,
+                      .rtypes = recvtypes, .comm = comm};
+    return make(&a, info, request, "MPI_Alltoallw_init");
+}
+
+static int start_neighbor_alltoallw_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ineighbor_alltoallw(a->sbuf, (const int *)a->scounts, (const MPI_Aint *)a->sdispls, a->stypes, a->rbuf,
+                                    (const int *)a->rcounts, (const MPI_Aint *)a->rdispls, a->rtypes, a->comm, r);
+}
+
+#pragma weak MPI_Neighbor_alltoallw_init = PMPI_Neighbor_alltoallw_init
+int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                 const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_neighbor_alltoallw_init, .sbuf = sendbuf, .scounts = sendcounts,
+                      .sdispls = sdispls, .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts,
+                      .rdispls = rdispls, .rtypes = recvtypes, .comm = comm};
+    return make(&a, info, request, "MPI_Neighbor_alltoallw_init");
+}
+
+static int start_allreduce_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Iallreduce(a->sbuf, a->rbuf, (int)a->rcount, a->rtype, a->op, a->comm, r);
+}
+
+#pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
+int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                        MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_allreduce_init, .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count,
+                      .rtype = datatype, .op = op, .comm = comm};
+    return make(&a, info, request, "MPI_Allreduce_init");
+}
+
+static int start_scan_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Iscan(a->sbuf, a->rbuf, (int)a->rcount, a->rtype, a->op, a->comm, r);
+}
+
+#pragma weak MPI_Scan_init = PMPI_Scan_init
+int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_scan_init, .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count, .rtype = datatype,
+                      .op = op, .comm = comm};
+    return make(&a, info, request, "MPI_Scan_init");
+}
+
+static int start_exscan_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Iexscan(a->sbuf, a->rbuf, (int)a->rcount, a->rtype, a->op, a->comm, r);
+}
+
+#pragma weak MPI_Exscan_init = PMPI_Exscan_init
+int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                     MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_exscan_init, .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count, .rtype = datatype,
+                      .op = op, .comm = comm};
+    return make(&a, info, request, "MPI_Exscan_init");
+}
+
+static int start_reduce_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ireduce(a->sbuf, a->rbuf, (int)a->rcount, a->rtype, a->op, a->root, a->comm, r);
+}
+
+#pragma weak MPI_Reduce_init = PMPI_Reduce_init
+int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_reduce_init, .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count, .rtype = datatype,
+                      .op = op, .root = root, .comm = comm};
+    return make(&a, info, request, "MPI_Reduce_init");
+}
+
+static int start_reduce_scatter_block_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ireduce_scatter_block(a->sbuf, a->rbuf, (int)a->rcount, a->rtype, a->op, a->comm, r);
+}
+
+#pragma weak MPI_Reduce_scatter_block_init = PMPI_Reduce_scatter_block_init
+int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_reduce_scatter_block_init, .sbuf = sendbuf, .rbuf = recvbuf, .rcount = recvcount,
+                      .rtype = datatype, .op = op, .comm = comm};
+    return make(&a, info, request, "MPI_Reduce_scatter_block_init");
+}
+
+static int start_reduce_scatter_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ireduce_scatter(a->sbuf, a->rbuf, (const int *)a->rcounts, a->rtype, a->op, a->comm, r);
+}
+
+#pragma weak MPI_Reduce_scatter_init = PMPI_Reduce_scatter_init
+int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_reduce_scatter_init, .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts,
+                      .rtype = datatype, .op = op, .comm = comm};
+    return make(&a, info, request, "MPI_Reduce_scatter_init");
+}
+
+static int start_bcast_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ibcast(a->rbuf, (int)a->rcount, a->rtype, a->root, a->comm, r);
+}
+
+#pragma weak MPI_Bcast_init = PMPI_Bcast_init
+int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+                    MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_bcast_init, .rbuf = buffer, .rcount = count, .rtype = datatype, .root = root,
+                      .comm = comm};
+    return make(&a, info, request, "MPI_Bcast_init");
+}
+
+static int start_allgather_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Iallgather_c(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->comm, r);
+}
+
+#pragma weak MPI_Allgather_init_c = PMPI_Allgather_init_c
+int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_allgather_init_c, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                      .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .comm = comm};
+    return make(&a, info, request, "MPI_Allgather_init_c");
+}
+
+static int start_alltoall_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ialltoall_c(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->comm, r);
+}
+
+#pragma weak MPI_Alltoall_init_c = PMPI_Alltoall_init_c
+int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_alltoall_init_c, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                      .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .comm = comm};
+    return make(&a, info, request, "MPI_Alltoall_init_c");
+}
+
+static int start_neighbor_allgather_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ineighbor_allgather_c(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->comm, r);
+}
+
+#pragma weak MPI_Neighbor_allgather_init_c = PMPI_Neighbor_allgather_init_c
+int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                   MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_neighbor_allgather_init_c, .sbuf = sendbuf, .scount = sendcount,
+                      .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .comm = comm};
+    return make(&a, info, request, "MPI_Neighbor_allgather_init_c");
+}
+
+static int start_neighbor_alltoall_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ineighbor_alltoall_c(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->comm, r);
+}
+
+#pragma weak MPI_Neighbor_alltoall_init_c = PMPI_Neighbor_alltoall_init_c
+int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_neighbor_alltoall_init_c, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                      .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .comm = comm};
+    return make(&a, info, request, "MPI_Neighbor_alltoall_init_c");
+}
+
+static int start_gather_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Igather_c(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->root, a->comm, r);
+}
+
+#pragma weak MPI_Gather_init_c = PMPI_Gather_init_c
+int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_gather_init_c, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                      .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root, .comm = comm};
+    return make(&a, info, request, "MPI_Gather_init_c");
+}
+
+static int start_scatter_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Iscatter_c(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->root, a->comm, r);
+}
+
+#pragma weak MPI_Scatter_init_c = PMPI_Scatter_init_c
+int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_scatter_init_c, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                      .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root, .comm = comm};
+    return make(&a, info, request, "MPI_Scatter_init_c");
+}
+
+static int start_allgatherv_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Iallgatherv_c(a->sbuf, a->scount, a->stype, a->rbuf, (const MPI_Count *)a->rcounts,
+                              (const MPI_Aint *)a->rdispls, a->rtype, a->comm, r);
+}
+
+#pragma weak MPI_Allgatherv_init_c = PMPI_Allgatherv_init_c
+int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                           MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_allgatherv_init_c, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                      .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .comm = comm};
+    return make(&a, info, request, "MPI_Allgatherv_init_c");
+}
+
+static int start_neighbor_allgatherv_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ineighbor_allgatherv_c(a->sbuf, a->scount, a->stype, a->rbuf, (const MPI_Count *)a->rcounts,
+                                       (const MPI_Aint *)a->rdispls, a->rtype, a->comm, r);
+}
+
+#pragma weak MPI_Neighbor_allgatherv_init_c = PMPI_Neighbor_allgatherv_init_c
+int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                    MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_neighbor_allgatherv_init_c, .sbuf = sendbuf, .scount = sendcount,
+                      .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype,
+                      .comm = comm};
+    return make(&a, info, request, "MPI_Neighbor_allgatherv_init_c");
+}
+
+static int start_gatherv_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Igatherv_c(a->sbuf, a->scount, a->stype, a->rbuf, (const MPI_Count *)a->rcounts,
+                           (const MPI_Aint *)a->rdispls, a->rtype, a->root, a->comm, r);
+}
+
+#pragma weak MPI_Gatherv_init_c = PMPI_Gatherv_init_c
+int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_gatherv_init_c, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                      .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .root = root,
+                      .comm = comm};
+    return make(&a, info, request, "MPI_Gatherv_init_c");
+}
+
+static int start_scatterv_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Iscatterv_c(a->sbuf, (const MPI_Count *)a->scounts, (const MPI_Aint *)a->sdispls, a->stype, a->rbuf,
+                            a->rcount, a->rtype, a->root, a->comm, r);
+}
+
+#pragma weak MPI_Scatterv_init_c = PMPI_Scatterv_init_c
+int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                         MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_scatterv_init_c, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs,
+                      .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root,
+                      .comm = comm};
+    return make(&a, info, request, "MPI_Scatterv_init_c");
+}
+
+static int start_alltoallv_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ialltoallv_c(a->sbuf, (const MPI_Count *)a->scounts, (const MPI_Aint *)a->sdispls, a->stype, a->rbuf,
+                             (const MPI_Count *)a->rcounts, (const MPI_Aint *)a->rdispls, a->rtype, a->comm, r);
+}
+
+#pragma weak MPI_Alltoallv_init_c = PMPI_Alltoallv_init_c
+int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                          MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_alltoallv_init_c, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
+                      .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype,
+                      .comm = comm};
+    return make(&a, info, request, "MPI_Alltoallv_init_c");
+}
+
+static int start_neighbor_alltoallv_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ineighbor_alltoallv_c(a->sbuf, (const MPI_Count *)a->scounts, (const MPI_Aint *)a->sdispls, a->stype,
+                                      a->rbuf, (const MPI_Count *)a->rcounts, (const MPI_Aint *)a->rdispls, a->rtype,
+                                      a->comm, r);
+}
+
+#pragma weak MPI_Neighbor_alltoallv_init_c = PMPI_Neighbor_alltoallv_init_c
+int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                   MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                                   const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_neighbor_alltoallv_init_c, .sbuf = sendbuf, .scounts = sendcounts,
+                      .sdispls = sdispls, .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,
+                      .rdispls = rdispls, .rtype = recvtype, .comm = comm};
+    return make(&a, info, request, "MPI_Neighbor_alltoallv_init_c");
+}
+
+static int start_alltoallw_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ialltoallw_c(a->sbuf, (const MPI_Count *)a->scounts, (const MPI_Aint *)a->sdispls, a->stypes, a->rbuf,
+                             (const MPI_Count *)a->rcounts, (const MPI_Aint *)a->rdispls, a->rtypes, a->comm, r);
+}
+
+#pragma weak MPI_Alltoallw_init_c = PMPI_Alltoallw_init_c
+int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                          const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_alltoallw_init_c, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
+                      .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls,
+                      .rtypes = recvtypes, .comm = comm};
+    return make(&a, info, request, "MPI_Alltoallw_init_c");
+}
+
+static int start_neighbor_alltoallw_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ineighbor_alltoallw_c(a->sbuf, (const MPI_Count *)a->scounts, (const MPI_Aint *)a->sdispls, a->stypes,
+                                      a->rbuf, (const MPI_Count *)a->rcounts, (const MPI_Aint *)a->rdispls, a->rtypes,
+                                      a->comm, r);
+}
+
+#pragma weak MPI_Neighbor_alltoallw_init_c = PMPI_Neighbor_alltoallw_init_c
+int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                   const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                   MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_neighbor_alltoallw_init_c, .sbuf = sendbuf, .scounts = sendcounts,
+                      .sdispls = sdispls, .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts,
+                      .rdispls = rdispls, .rtypes = recvtypes, .comm = comm};
+    return make(&a, info, request, "MPI_Neighbor_alltoallw_init_c");
+}
+
+static int start_allreduce_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Iallreduce_c(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm, r);
+}
+
+#pragma weak MPI_Allreduce_init_c = PMPI_Allreduce_init_c
+int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                          MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_allreduce_init_c, .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count,
+                      .rtype = datatype, .op = op, .comm = comm};
+    return make(&a, info, request, "MPI_Allreduce_init_c");
+}
+
+static int start_scan_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Iscan_c(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm, r);
+}
+
+#pragma weak MPI_Scan_init_c = PMPI_Scan_init_c
+int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_scan_init_c, .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count, .rtype = datatype,
+                      .op = op, .comm = comm};
+    return make(&a, info, request, "MPI_Scan_init_c");
+}
+
+static int start_exscan_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Iexscan_c(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm, r);
+}
+
+#pragma weak MPI_Exscan_init_c = PMPI_Exscan_init_c
+int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_exscan_init_c, .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count,
+                      .rtype = datatype, .op = op, .comm = comm};
+    return make(&a, info, request, "MPI_Exscan_init_c");
+}
+
+static int start_reduce_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ireduce_c(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->root, a->comm, r);
+}
+
+#pragma weak MPI_Reduce_init_c = PMPI_Reduce_init_c
+int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_reduce_init_c, .sbuf = sendbuf, .rbuf = recvbuf, .rcount = count,
+                      .rtype = datatype, .op = op, .root = root, .comm = comm};
+    return make(&a, info, request, "MPI_Reduce_init_c");
+}
+
+static int start_reduce_scatter_block_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ireduce_scatter_block_c(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm, r);
+}
+
+#pragma weak MPI_Reduce_scatter_block_init_c = PMPI_Reduce_scatter_block_init_c
+int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_reduce_scatter_block_init_c, .sbuf = sendbuf, .rbuf = recvbuf,
+                      .rcount = recvcount, .rtype = datatype, .op = op, .comm = comm};
+    return make(&a, info, request, "MPI_Reduce_scatter_block_init_c");
+}
+
+static int start_reduce_scatter_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ireduce_scatter_c(a->sbuf, a->rbuf, (const MPI_Count *)a->rcounts, a->rtype, a->op, a->comm, r);
+}
+
+#pragma weak MPI_Reduce_scatter_init_c = PMPI_Reduce_scatter_init_c
+int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_reduce_scatter_init_c, .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts,
+                      .rtype = datatype, .op = op, .comm = comm};
+    return make(&a, info, request, "MPI_Reduce_scatter_init_c");
+}
+
+static int start_bcast_init_c(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ibcast_c(a->rbuf, a->rcount, a->rtype, a->root, a->comm, r);
+}
+
+#pragma weak MPI_Bcast_init_c = PMPI_Bcast_init_c
+int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+                      MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_bcast_init_c, .rbuf = buffer, .rcount = count, .rtype = datatype, .root = root,
+                      .comm = comm};
+    return make(&a, info, request, "MPI_Bcast_init_c");
+}
+
+static int start_barrier_init(const struct pcoll *a, MPI_Request *r)
+{
+    return PMPI_Ibarrier(a->comm, r);
+}
+
+#pragma weak MPI_Barrier_init = PMPI_Barrier_init
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct pcoll a = {.start = start_barrier_init, .comm = comm};
+    return make(&a, info, request, "MPI_Barrier_init");
+}
