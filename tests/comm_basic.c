@@ -7,7 +7,8 @@
  * traffic inside split communicators, Comm_group / Group_size / Group_rank /
  * Group_translate_ranks (incl. MPI_PROC_NULL and MPI_UNDEFINED results),
  * Group_free / Comm_free nulling handles, 300 (40 with > 2 ranks) dup/free cycles (context id
- * reuse), and an MPI_Barrier ordering check.
+ * reuse), an MPI_Barrier ordering check, MPI_Comm_get_parent (no parent) and
+ * MPI_Comm_disconnect with operations pending.
  */
 #include "common.h"
 
@@ -257,6 +258,25 @@ int main(int argc, char **argv)
 
     CHECK_RC(MPI_Comm_free(&dup));
     CHECK(dup == MPI_COMM_NULL, "MPI_Comm_free did not null handle");
+
+    /* ---- a job started whole has no parent; Comm_disconnect of a
+     * duplicate with a send and a receive still pending: they complete
+     * afterwards with the right data, and the handle is nulled */
+    {
+        MPI_Comm parent = MPI_COMM_WORLD;
+        CHECK_RC(MPI_Comm_get_parent(&parent));
+        CHECK(parent == MPI_COMM_NULL, "MPI_Comm_get_parent gave a communicator");
+        MPI_Comm dc;
+        CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &dc));
+        int to = (rank + 1) % size, from = (rank + size - 1) % size, out = 500 + rank, in = -1;
+        MPI_Request rq[2];
+        CHECK_RC(MPI_Irecv(&in, 1, MPI_INT, from, 4, dc, &rq[0]));
+        CHECK_RC(MPI_Isend(&out, 1, MPI_INT, to, 4, dc, &rq[1]));
+        CHECK_RC(MPI_Comm_disconnect(&dc));
+        CHECK(dc == MPI_COMM_NULL, "MPI_Comm_disconnect did not null the handle");
+        CHECK_RC(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+        CHECK(in == 500 + from, "after disconnect: received %d, want %d", in, 500 + from);
+    }
     free(ident);
     return tc_finish("comm_basic");
 }
