@@ -204,6 +204,15 @@ static void user_classes(void)
     CHECK_RC(MPI_Errhandler_free(&eh));
     CHECK_RC(MPI_Comm_free(&d));
 #if defined(FERRY)
+    /* MPI-1's MPI_Errhandler_create (removed from MPI-3, kept by MPICH) */
+    handler_got = -1;
+    CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    CHECK_RC(MPI_Errhandler_create(record_code, &eh));
+    CHECK_RC(MPI_Comm_set_errhandler(d, eh));
+    CHECK_RC(MPI_Comm_call_errhandler(d, code[0]));
+    CHECK(handler_got == code[0], "Errhandler_create's handler received %d, expected %d", handler_got, code[0]);
+    CHECK_RC(MPI_Errhandler_free(&eh));
+    CHECK_RC(MPI_Comm_free(&d));
     CHECK_RC(MPI_Remove_error_string(code[0]));
     CHECK_RC(MPI_Error_string(code[0], str, &len));
     CHECK(len == 0 && str[0] == 0, "Error_string after Remove_error_string: '%s'", str);

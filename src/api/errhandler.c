@@ -42,6 +42,15 @@ int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
     return PMPI_Comm_set_errhandler(comm, errhandler);
 }
 
+/* MPI-1's name for Comm_create_errhandler (removed in MPI-3.0, still in
+ * MPICH's library and header). */
+#pragma weak MPI_Errhandler_create = PMPI_Errhandler_create
+int PMPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler)
+{
+    FERRY_API_ENTER();
+    return PMPI_Comm_create_errhandler(function, errhandler);
+}
+
 #pragma weak MPI_Errhandler_get = PMPI_Errhandler_get
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
