@@ -23,6 +23,8 @@ enum ferry_req_kind {
     FERRY_REQ_COLL,      /* a nonblocking collective: completed by its schedule (coll/sched.c) */
     FERRY_REQ_GREQ,      /* a generalized request: completed by MPI_Grequest_complete (api/grequest.c) */
     FERRY_REQ_PAIR,      /* Isendrecv(_replace): completes when its send and receive (children) have */
+    FERRY_REQ_IO,        /* a nonblocking file operation (api/file_rw.c): the I/O is done when it
+                          * starts, so it is born complete with its status filled in */
 };
 
 enum ferry_send_mode { FERRY_MODE_STANDARD, FERRY_MODE_SYNC, FERRY_MODE_READY, FERRY_MODE_BUFFERED };
