@@ -216,7 +216,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     /* local checks first, then agreement, so that a mistake on one process
      * does not leave the others waiting in the collective */
     struct ferry_datatype *et = ferry_datatype_get(etype), *ft = ferry_datatype_get(filetype);
-    int bad = 0;
+    int bad = 0, writable = !(f->amode & MPI_MODE_RDONLY);
     char why[256] = "";
     if (!et || !ft) {
         bad = MPI_ERR_TYPE;
@@ -225,6 +225,11 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
         bad = MPI_ERR_TYPE;
         snprintf(why, sizeof why, "the filetype's size (%zu) is not a multiple of the etype's (%zu)", ft->size,
                  et->size);
+    } else if (!ferry_view_type_ok(et, writable) || !ferry_view_type_ok(ft, writable)) {
+        /* MPICH reports this as MPI_ERR_IO; programs written for it test that */
+        bad = MPI_ERR_IO;
+        snprintf(why, sizeof why, "the %s's typemap has negative, decreasing or (writable file) overlapping displacements",
+                 !ferry_view_type_ok(et, writable) ? "etype" : "filetype");
     } else if (!datarep) {
         bad = MPI_ERR_ARG;
         snprintf(why, sizeof why, "datarep is NULL");

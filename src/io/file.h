@@ -112,6 +112,9 @@ int ferry_io_lock(int fd, int type, off_t off, off_t len);
 void ferry_view_set(struct ferry_file *f, MPI_Offset disp, struct ferry_datatype *etype,
                     struct ferry_datatype *filetype, const char *datarep);
 void ferry_view_release(struct ferry_file *f);
+/* Are the displacements of dt's typemap non-negative and non-decreasing (and
+ * the pieces disjoint, when writable), as an etype's and a filetype's must be? */
+int ferry_view_type_ok(const struct ferry_datatype *dt, int writable);
 /* Move count elements of dt at buf to the file (write) or from it, starting
  * at etype offset `off` of the view. *moved: bytes moved (fewer only when a
  * read meets the end of file). 0 or an error class. */

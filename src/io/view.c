@@ -130,6 +130,32 @@ int ferry_view_rw(struct ferry_file *f, int write, MPI_Offset off, void *buf, si
     return rc;
 }
 
+/* MPI-3.1 13.3: the displacements of an etype's and a filetype's typemap
+ * are non-negative and monotonically non-decreasing, and on a file open for
+ * writing the pieces may not overlap. */
+struct mono {
+    MPI_Aint last;
+    int bad, no_overlap;
+};
+
+static int mono_cb(void *ctx, MPI_Aint disp, size_t n)
+{
+    struct mono *m = ctx;
+    if (disp < 0 || disp < m->last) {
+        m->bad = 1;
+        return 1;
+    }
+    m->last = m->no_overlap ? disp + (MPI_Aint)n : disp;
+    return 0;
+}
+
+int ferry_view_type_ok(const struct ferry_datatype *dt, int writable)
+{
+    struct mono m = {0, 0, writable};
+    ferry_dt_segments(dt, 0, dt->size, mono_cb, &m);
+    return !m.bad;
+}
+
 static int first_cb(void *ctx, MPI_Aint disp, size_t n)
 {
     (void)n;
