@@ -64,6 +64,7 @@ static void strided_view(const char *name)
         CHECK(sz == HDR + (MPI_Offset)n * (MPI_Offset)sizeof(int), "size %lld", (long long)sz);
         CHECK_RC(MPI_File_close(&raw));
     }
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));   /* rank 0 has checked before anyone overwrites */
     /* read the view back into every other int of a buffer */
     CHECK_RC(MPI_Type_vector(B * NB, 1, 2, MPI_INT, &mtype));
     CHECK_RC(MPI_Type_commit(&mtype));
