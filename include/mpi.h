@@ -41,8 +41,8 @@ extern "C" {
 /* 1. Version and basic types                                              */
 /* ======================================================================= */
 
-#define MPI_VERSION     3
-#define MPI_SUBVERSION  1
+#define MPI_VERSION     4
+#define MPI_SUBVERSION  0
 
 #define FERRY                 1
 #define FERRY_VERSION_STRING  "0.1.0"

@@ -166,6 +166,12 @@ static inline const char *ferry_dt_contig_ptr(const struct ferry_datatype *dt, c
 void ferry_dt_pack(const struct ferry_datatype *dt, const void *buf, size_t off, void *out, size_t len);
 /* Copy len bytes from in to bytes [off, off+len) of the packed stream of (buf, count, dt). */
 void ferry_dt_unpack(const struct ferry_datatype *dt, void *buf, size_t off, const void *in, size_t len);
+/* The byte ranges holding bytes [off, off+len) of the packed stream of an
+ * unbounded sequence of dt elements placed at address 0 (element i at
+ * i * extent): fn(ctx, disp, n) for each, in stream order, touching ranges
+ * merged. fn returns nonzero to stop the walk; that value is returned (else 0). */
+typedef int ferry_dt_seg_fn(void *ctx, MPI_Aint disp, size_t n);
+int ferry_dt_segments(const struct ferry_datatype *dt, size_t off, size_t len, ferry_dt_seg_fn *fn, void *ctx);
 /* Number of basic elements in the first `bytes` bytes of a packed stream;
  * MPI_UNDEFINED if bytes ends inside a basic element. */
 MPI_Count ferry_dt_elements(const struct ferry_datatype *dt, size_t bytes);

@@ -167,3 +167,96 @@ void ferry_dt_unpack(const struct ferry_datatype *dt, void *buf, size_t off, con
     if (len)
         stream_copy(dt, buf, off, (char *)in, len, 1);
 }
+
+/* ---- segments: where the packed bytes lie, without moving them ------------
+ * MPI-IO maps a range of a view's packed stream to file extents by walking
+ * the filetype the way walk() does, but handing out (displacement, length)
+ * pairs instead of copying. Pieces that touch are merged before they are
+ * handed out, so a contiguous filetype gives one segment however it was
+ * built. */
+
+struct seg_state {
+    ferry_dt_seg_fn *fn;
+    void *ctx;
+    MPI_Aint disp;      /* the piece being merged */
+    size_t len;
+    int stop;
+};
+
+static void seg_add(struct seg_state *st, MPI_Aint disp, size_t len)
+{
+    if (st->stop || len == 0)
+        return;
+    if (st->len && st->disp + (MPI_Aint)st->len == disp) {
+        st->len += len;
+        return;
+    }
+    if (st->len)
+        st->stop = st->fn(st->ctx, st->disp, st->len);
+    st->disp = disp;
+    st->len = len;
+}
+
+static void seg_walk(struct seg_state *st, const node *nd, MPI_Aint base, size_t skip, size_t len)
+{
+    MPI_Aint p = base + nd->disp;
+    if (st->stop)
+        return;
+    switch (nd->kind) {
+    case FERRY_DTN_BLOCK:
+        seg_add(st, p + (MPI_Aint)skip, len);
+        return;
+    case FERRY_DTN_VEC: {
+        const node *c = nd->child;
+        size_t cs = c->size;
+        size_t i = skip / cs, part = skip % cs;
+        p += (MPI_Aint)i * nd->stride;
+        while (len > 0 && !st->stop) {
+            size_t k = FERRY_MIN(len, cs - part);
+            seg_walk(st, c, p, part, k);
+            len -= k;
+            part = 0;
+            p += nd->stride;
+        }
+        return;
+    }
+    default: {   /* IDX */
+        const struct ferry_dt_ent *e = nd->ent;
+        size_t lo = 0, hi = nd->n - 1;
+        while (lo < hi) {
+            size_t mid = (lo + hi + 1) / 2;
+            if (e[mid].start <= skip)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        size_t part = skip - e[lo].start;
+        for (size_t i = lo; len > 0 && !st->stop; i++) {
+            size_t k = FERRY_MIN(len, e[i + 1].start - e[i].start - part);
+            if (e[i].child)
+                seg_walk(st, e[i].child, p + e[i].disp, part, k);
+            else
+                seg_add(st, p + e[i].disp + (MPI_Aint)part, k);
+            len -= k;
+            part = 0;
+        }
+        return;
+    }
+    }
+}
+
+int ferry_dt_segments(const struct ferry_datatype *dt, size_t off, size_t len, ferry_dt_seg_fn *fn, void *ctx)
+{
+    struct seg_state st = {.fn = fn, .ctx = ctx};
+    if (len == 0 || dt->size == 0)
+        return 0;
+    if (dt->contig) {
+        seg_add(&st, dt->contig_off + (MPI_Aint)off, len);
+    } else {
+        node top = {.kind = FERRY_DTN_VEC, .disp = 0, .stride = dt->extent, .child = dt->prog};
+        seg_walk(&st, &top, 0, off, len);
+    }
+    if (st.len && !st.stop)
+        st.stop = fn(ctx, st.disp, st.len);
+    return st.stop;
+}

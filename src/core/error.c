@@ -153,6 +153,11 @@ int ferry_error(struct ferry_comm *comm, int cls, const char *fn, const char *fm
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    ferry_error_abort(cls, fn, msg);
+}
+
+void ferry_error_abort(int cls, const char *fn, const char *msg)
+{
     char line[600];
     if (ferry_rt.state == FERRY_INITIALIZED)
         snprintf(line, sizeof line, "ferry: rank %d: %s: %s (%s)", ferry_rt.world_rank, fn, msg,

@@ -13,6 +13,10 @@ struct ferry_comm;
  * MPI_COMM_WORLD). Returns cls when the handler returns. */
 int ferry_error(struct ferry_comm *comm, int cls, const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* What MPI_ERRORS_ARE_FATAL does: print one line naming the rank, fn, msg
+ * and the class, and abort the job (for objects other than communicators,
+ * whose handlers the caller runs itself: files). */
+_Noreturn void ferry_error_abort(int cls, const char *fn, const char *msg);
 /* For functions Ferry does not implement yet. */
 int ferry_unsupported(const char *mpi_function_name);
 const char *ferry_error_class_string(int cls);

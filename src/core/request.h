@@ -27,6 +27,8 @@ enum ferry_req_kind {
                           * nonblocking collective as its one child */
     FERRY_REQ_PART,      /* a partitioned send or receive (api/partitioned.c): each Start posts one
                           * message of all partitions as its child */
+    FERRY_REQ_IO,        /* a nonblocking file operation (api/file_rw.c): the I/O is done when it
+                          * starts, so it is born complete with its status filled in */
 };
 
 enum ferry_send_mode { FERRY_MODE_STANDARD, FERRY_MODE_SYNC, FERRY_MODE_READY, FERRY_MODE_BUFFERED };

@@ -24,7 +24,7 @@ STATIC_ASSERT(offsetof(MPI_Status, count_lo) == 0 &&
               offsetof(MPI_Status, count_hi_and_cancelled) == 4 &&
               offsetof(MPI_Status, MPI_SOURCE) == 8 && offsetof(MPI_Status, MPI_TAG) == 12 &&
               offsetof(MPI_Status, MPI_ERROR) == 16, "MPI_Status field order");
-STATIC_ASSERT(MPI_VERSION == 3 && MPI_SUBVERSION == 1, "Ferry implements MPI-3.1");
+STATIC_ASSERT(MPI_VERSION == 4 && MPI_SUBVERSION == 0, "Ferry reports MPI-4.0, as MPICH 4.0's header");
 STATIC_ASSERT(MPI_ERR_LASTCODE >= MPI_T_ERR_NOT_SUPPORTED, "error class range");
 
 /* Predefined handles are integer constant expressions: usable as case
