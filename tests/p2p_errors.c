@@ -28,7 +28,8 @@
  *       Ferry follows); with pointer handles (Open MPI) they cannot be formed.
  * After every error a ring exchange with patterned data must work, and a
  * message sent before the first error is received intact at the end.
- * MPI_Error_class / MPI_Error_string on all predefined classes.
+ * MPI_Error_class / MPI_Error_string on all predefined classes (up to the
+ * MPI_T return codes and MPI-4's MPI_ERR_SESSION ... MPI_T_ERR_NOT_SUPPORTED).
  * Added classes and codes (Add_error_class / _code / _string): distinct new
  * values, Error_class maps each code to its class (added or predefined), the
  * string is empty until set and then the one set, MPI_LASTUSEDCODE covers
@@ -142,6 +143,19 @@ static void class_table(void)
             CHECK(cls[i] == cls[j] || strcmp(str[i], str[j]) != 0,
                   "%s and %s have the same error string '%s'", clsname(cls[i]), clsname(cls[j]),
                   str[i]);
+    }
+    /* every other class of the header, the MPI_T return codes and the MPI-4
+     * classes included (Ferry returns MPI_ERR_SESSION and the MPI_T codes
+     * itself): each is its own class and has a string. 54 is unassigned. */
+    for (int c = MPI_ERR_ACCESS; c <= MPI_T_ERR_NOT_SUPPORTED; c++) {
+        if (c == 54)
+            continue;
+        int k = -1, len = -1;
+        char s[MPI_MAX_ERROR_STRING] = "";
+        CHECK_RC(MPI_Error_class(c, &k));
+        CHECK(k == c, "Error_class(%d) = %d", c, k);
+        CHECK_RC(MPI_Error_string(c, s, &len));
+        CHECK(len > 0 && (int)strlen(s) == len, "Error_string(%d): len %d", c, len);
     }
 }
 

@@ -35,6 +35,25 @@ static int weights_empty_storage;
 int * const MPI_UNWEIGHTED = &unweighted_storage;
 int * const MPI_WEIGHTS_EMPTY = &weights_empty_storage;
 
+/* MPICH's mpi_f08 wrappers (in libmpichfort.so.12) cannot see the C
+ * constants above: they translate the Fortran MPI_UNWEIGHTED and
+ * MPI_WEIGHTS_EMPTY into the C values by reading these two pointers. The
+ * binding library defines its own (zero-filled) copies, which interpose on
+ * ours, and relies on the C library to fill them in -- MPICH does it during
+ * initialization. Left NULL, every mpi_f08 MPI_Dist_graph_create* call with
+ * MPI_UNWEIGHTED would pass weights == NULL. The stores go through the GOT,
+ * so they reach whichever copy the dynamic linker bound; a constructor runs
+ * after every loaded object is relocated, so the values are in place before
+ * any MPI call (MPI_Init or MPI_Session_init alike). */
+void *MPIR_C_MPI_UNWEIGHTED;
+void *MPIR_C_MPI_WEIGHTS_EMPTY;
+
+__attribute__((constructor)) static void ferry_init_f08_sentinels(void)
+{
+    MPIR_C_MPI_UNWEIGHTED = MPI_UNWEIGHTED;
+    MPIR_C_MPI_WEIGHTS_EMPTY = MPI_WEIGHTS_EMPTY;
+}
+
 /* ---- Fortran status sentinels ---------------------------------------------- */
 
 static MPI_Fint f_status_ignore_storage[MPI_F_STATUS_SIZE];

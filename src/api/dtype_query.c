@@ -219,13 +219,19 @@ static int f90(int combiner, int p, int r, MPI_Datatype *newtype, const char *fn
         return rc;
     if (!newtype)
         return ferry_error(NULL, MPI_ERR_ARG, fn, "newtype is NULL");
-    int size = 0;
+    int size = 0, extended = 0;
     if (combiner == MPI_COMBINER_F90_INTEGER) {
         size = r < 0 ? 0 : r <= 2 ? 1 : r <= 4 ? 2 : r <= 9 ? 4 : r <= 18 ? 8 : 0;
     } else if (p == MPI_UNDEFINED && r == MPI_UNDEFINED) {
         size = 0;
     } else {
+        /* gfortran's SELECTED_REAL_KIND on x86-64: REAL(4) (6 digits, range
+         * 37), REAL(8) (15, 307), REAL(10) (18, 4931: the x87 extended format
+         * in 16 bytes, C's long double) and REAL(16) (33, 4931: IEEE quad).
+         * REAL(10) and REAL(16) have the same size but not the same
+         * arithmetic, so a reduction must know which one it is given. */
         int pp = p == MPI_UNDEFINED ? 0 : p, rr = r == MPI_UNDEFINED ? 0 : r;
+        extended = pp >= 0 && rr >= 0 && (pp > 15 || rr > 307) && pp <= 18 && rr <= 4931;
         size = pp < 0 || rr < 0             ? 0
                : pp <= 6 && rr <= 37        ? 4
                : pp <= 15 && rr <= 307      ? 8
@@ -237,7 +243,9 @@ static int f90(int combiner, int p, int r, MPI_Datatype *newtype, const char *fn
     int cls = combiner == MPI_COMBINER_F90_INTEGER ? MPI_TYPECLASS_INTEGER
               : combiner == MPI_COMBINER_F90_REAL  ? MPI_TYPECLASS_REAL
                                                    : MPI_TYPECLASS_COMPLEX;
-    MPI_Datatype base = size ? sized(cls, size) : MPI_DATATYPE_NULL;
+    MPI_Datatype base = !size     ? MPI_DATATYPE_NULL
+                        : extended ? (cls == MPI_TYPECLASS_REAL ? MPI_LONG_DOUBLE : MPI_C_LONG_DOUBLE_COMPLEX)
+                                   : sized(cls, size);
     if (base == MPI_DATATYPE_NULL)
         return ferry_error(NULL, MPI_ERR_ARG, fn, "no type with precision %d and range %d", p, r);
     *newtype = ferry_dt_f90(combiner, p, r, ferry_datatype_get(base))->handle;

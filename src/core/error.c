@@ -78,6 +78,31 @@ static const struct {
     {MPI_ERR_RMA_ATTACH, "cannot attach memory to the window"},
     {MPI_ERR_RMA_SHARED, "memory cannot be shared"},
     {MPI_ERR_RMA_FLAVOR, "wrong window flavor"},
+    /* The MPI_T return codes and the MPI-4 classes are in the same numbering
+     * (and MPICH's table). Ferry returns some of them (MPI_ERR_SESSION from
+     * the session calls, MPI_T_ERR_* from the tool interface), and a program
+     * that hands one to MPI_Error_class or MPI_Error_string must get an
+     * answer, not a second error (fatal under MPI_ERRORS_ARE_FATAL). */
+    {MPI_T_ERR_MEMORY, "MPI_T: out of memory"},
+    {MPI_T_ERR_NOT_INITIALIZED, "MPI_T: the tool interface is not initialized"},
+    {MPI_T_ERR_CANNOT_INIT, "MPI_T: the tool interface cannot be initialized"},
+    {MPI_T_ERR_INVALID_INDEX, "MPI_T: invalid index"},
+    {MPI_T_ERR_INVALID_ITEM, "MPI_T: invalid item"},
+    {MPI_T_ERR_INVALID_HANDLE, "MPI_T: invalid handle"},
+    {MPI_T_ERR_OUT_OF_HANDLES, "MPI_T: out of handles"},
+    {MPI_T_ERR_OUT_OF_SESSIONS, "MPI_T: out of sessions"},
+    {MPI_T_ERR_INVALID_SESSION, "MPI_T: invalid session"},
+    {MPI_T_ERR_CVAR_SET_NOT_NOW, "MPI_T: the control variable cannot be set now"},
+    {MPI_T_ERR_CVAR_SET_NEVER, "MPI_T: the control variable cannot be set"},
+    {MPI_T_ERR_PVAR_NO_STARTSTOP, "MPI_T: the performance variable cannot be started or stopped"},
+    {MPI_T_ERR_PVAR_NO_WRITE, "MPI_T: the performance variable cannot be written"},
+    {MPI_T_ERR_PVAR_NO_ATOMIC, "MPI_T: the performance variable cannot be read and written atomically"},
+    {MPI_T_ERR_INVALID_NAME, "MPI_T: invalid name"},
+    {MPI_T_ERR_INVALID, "MPI_T: invalid use of the tool interface"},
+    {MPI_ERR_SESSION, "invalid session"},
+    {MPI_ERR_PROC_ABORTED, "communication with an aborted process"},
+    {MPI_ERR_VALUE_TOO_LARGE, "value too large to store"},
+    {MPI_T_ERR_NOT_SUPPORTED, "MPI_T: not supported"},
 };
 
 const char *ferry_error_class_string(int cls)

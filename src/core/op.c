@@ -11,6 +11,7 @@
 #include "core/datatype.h"
 #include "core/handle.h"
 #include "core/util.h"
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,16 @@ enum ctype { CT_NONE, INTS(CT_ENUM, ) REALS(CT_ENUM, ) CPLXS(CT_ENUM, ) BOOLS(CT
 #define BODY_band(T, A, x, y) (T)((x) & (y))
 #define BODY_bor(T, A, x, y) (T)((x) | (y))
 #define BODY_bxor(T, A, x, y) (T)((x) ^ (y))
+/* Buffers are only 8-byte aligned: the shared-memory collectives reduce
+ * straight out of their post lines, whose payload starts 8 bytes into a
+ * cache line. That suits every type aligned to 8 or less, but GCC loads and
+ * stores __float128, long double and their complex forms (alignment 16) with
+ * aligned SSE moves, which fault on an 8-byte boundary (MPI_REAL16 and
+ * MPI_COMPLEX32 allreduces crashed). Those calls take an element-by-element
+ * memcpy path, which compiles to unaligned moves; the check is a constant 0
+ * for the other types, so their vectorized loops are untouched. */
+#define MISALIGNED(T, a, b) (_Alignof(T) > 8 && (((uintptr_t)(a) | (uintptr_t)(b)) & (_Alignof(T) - 1)))
+#define LOAD_MEMBER(T, s, m, p) memcpy(&(s).m, (p) + offsetof(T, m), sizeof(s).m)
 /* MINLOC/MAXLOC: the extreme value; on a tie the smaller index. Members are
  * accessed one by one so the padding after the last pair is never touched. */
 #define TAKE_minloc(x, y) ((x).v < (y).v || ((x).v == (y).v && (x).i < (y).i))
@@ -80,6 +91,20 @@ enum ctype { CT_NONE, INTS(CT_ENUM, ) REALS(CT_ENUM, ) CPLXS(CT_ENUM, ) BOOLS(CT
 #define DEFINE_LOC(op, name, T, A)                                                                      \
     static void op##_##name(const void *in, void *inout, size_t n)                                       \
     {                                                                                                    \
+        if (MISALIGNED(T, in, inout)) {                                                                  \
+            const char *xp = in;                                                                         \
+            char *yp = inout;                                                                            \
+            for (size_t i = 0; i < n; i++, xp += sizeof(T), yp += sizeof(T)) {                           \
+                T x, y;                                                                                  \
+                LOAD_MEMBER(T, x, v, xp), LOAD_MEMBER(T, x, i, xp);                                     \
+                LOAD_MEMBER(T, y, v, yp), LOAD_MEMBER(T, y, i, yp);                                     \
+                if (TAKE_##op(x, y)) {                                                                   \
+                    memcpy(yp + offsetof(T, v), &x.v, sizeof x.v);                                       \
+                    memcpy(yp + offsetof(T, i), &x.i, sizeof x.i);                                       \
+                }                                                                                        \
+            }                                                                                            \
+            return;                                                                                      \
+        }                                                                                                \
         const T *x = in;                                                                                 \
         T *y = inout;                                                                                    \
         for (size_t i = 0; i < n; i++)                                                                   \
@@ -92,6 +117,18 @@ enum ctype { CT_NONE, INTS(CT_ENUM, ) REALS(CT_ENUM, ) CPLXS(CT_ENUM, ) BOOLS(CT
 #define DEFINE(op, name, T, A)                                                                          \
     static void op##_##name(const void *in, void *inout, size_t n)                                       \
     {                                                                                                    \
+        if (MISALIGNED(T, in, inout)) {                                                                  \
+            const char *xp = in;                                                                         \
+            char *yp = inout;                                                                            \
+            for (size_t i = 0; i < n; i++, xp += sizeof(T), yp += sizeof(T)) {                           \
+                T x, y;                                                                                  \
+                memcpy(&x, xp, sizeof x);                                                                \
+                memcpy(&y, yp, sizeof y);                                                                \
+                y = BODY_##op(T, A, x, y);                                                               \
+                memcpy(yp, &y, sizeof y);                                                                \
+            }                                                                                            \
+            return;                                                                                      \
+        }                                                                                                \
         const T *__restrict x = in;                                                                      \
         T *__restrict y = inout;                                                                         \
         for (size_t i = 0; i < n; i++)                                                                   \

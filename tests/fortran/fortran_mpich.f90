@@ -13,6 +13,8 @@
 !     MPI_COMM_DELETE_ATTR run the delete callback with the right values
 !   * a datatype attribute
 !   * a generalized request with Fortran query / free callbacks
+!   * MPI_TYPE_CREATE_F90_REAL/COMPLEX pick gfortran's kind for the precision
+!     (REAL(10) for 18 digits, REAL(16) for 30): reductions on them add up
 module counters
   use mpi
   implicit none
@@ -69,11 +71,17 @@ program fortran_mpich
   logical :: flag
   double precision :: sbuf(100), rbuf(100)
   integer :: sum
+  integer, parameter :: xk = selected_real_kind(18), qk = selected_real_kind(30)
+  integer :: xtype
+  real(kind=xk) :: xin(2), xout(2)
+  complex(kind=xk) :: xcin, xcout
+  real(kind=qk) :: qin(2), qout(2)
 
   errs = 0
   call MPI_INIT(ierr)
   call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
   call MPI_COMM_SIZE(MPI_COMM_WORLD, size, ierr)
+  call MPI_COMM_SET_ERRHANDLER(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)
 
   ! ring exchange and collectives
   to = mod(rank + 1, size)
@@ -144,6 +152,27 @@ program fortran_mpich
   tag = st(MPI_TAG)
   if (queries /= 1 .or. frees /= 1) call fail('generalized request callbacks')
   if (cnt /= 12 .or. tag /= 42) call fail('generalized request status')
+
+  ! MPI_TYPE_CREATE_F90_REAL/COMPLEX name gfortran's kinds: precision 18 is
+  ! REAL(10) (x87 extended in 16 bytes), precision 30 is REAL(16) (quad);
+  ! same size, different arithmetic, so a sum shows which one MPI assumed
+  call MPI_TYPE_CREATE_F90_REAL(18, MPI_UNDEFINED, xtype, ierr)
+  xin = [real(rank + 1, xk) / 3, real(size - rank, xk)]
+  call MPI_ALLREDUCE(xin, xout, 2, xtype, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (ierr /= MPI_SUCCESS .or. abs(xout(1) - real(size * (size + 1) / 2, xk) / 3) > 1e-15_xk .or. &
+      xout(2) /= real(size * (size + 1) / 2, xk)) call fail('MPI_SUM on MPI_TYPE_CREATE_F90_REAL(18)')
+  call MPI_TYPE_CREATE_F90_COMPLEX(18, MPI_UNDEFINED, xtype, ierr)
+  xcin = cmplx(rank + 1, 2 * rank, xk)
+  call MPI_ALLREDUCE(xcin, xcout, 1, xtype, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (ierr /= MPI_SUCCESS .or. xcout /= cmplx(size * (size + 1) / 2, size * (size - 1), xk)) &
+      call fail('MPI_SUM on MPI_TYPE_CREATE_F90_COMPLEX(18)')
+  call MPI_TYPE_CREATE_F90_REAL(30, MPI_UNDEFINED, xtype, ierr)
+  qin = [real(rank + 1, qk) / 3, real(size - rank, qk)]
+  call MPI_ALLREDUCE(qin, qout, 2, xtype, MPI_MAX, MPI_COMM_WORLD, ierr)
+  if (ierr /= MPI_SUCCESS .or. qout(1) /= real(size, qk) / 3 .or. qout(2) /= real(size, qk)) &
+      call fail('MPI_MAX on MPI_TYPE_CREATE_F90_REAL(30)')
+  call MPI_TYPE_CREATE_F90_REAL(34, MPI_UNDEFINED, xtype, ierr)   ! no such kind
+  if (ierr == MPI_SUCCESS) call fail('MPI_TYPE_CREATE_F90_REAL(34) succeeded')
 
   call MPI_BARRIER(MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a,i0,a)', 'fortran_mpich: OK (', size, ' ranks)'
