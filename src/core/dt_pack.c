@@ -79,6 +79,21 @@ static char *raw_instances(const node *c, char *p, MPI_Aint stride, size_t n, ch
     return s;
 }
 
+/* The last of an index node's n entries whose packed start is <= skip
+ * (entry 0 starts at 0). */
+static size_t idx_find(const struct ferry_dt_ent *e, size_t n, size_t skip)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        size_t mid = (lo + hi + 1) / 2;
+        if (e[mid].start <= skip)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
 /* Move bytes [skip, skip+len) of the packed form of the instance of nd
  * placed at base; s is the contiguous side. Returns s advanced by len. */
 static char *walk(const node *nd, char *base, size_t skip, char *s, size_t len, int unpack)
@@ -120,14 +135,7 @@ static char *walk(const node *nd, char *base, size_t skip, char *s, size_t len, 
     }
     default: {   /* IDX */
         const struct ferry_dt_ent *e = nd->ent;
-        size_t lo = 0, hi = nd->n - 1;   /* last entry with start <= skip */
-        while (lo < hi) {
-            size_t mid = (lo + hi + 1) / 2;
-            if (e[mid].start <= skip)
-                lo = mid;
-            else
-                hi = mid - 1;
-        }
+        size_t lo = idx_find(e, nd->n, skip);
         size_t part = skip - e[lo].start;
         for (size_t i = lo; len > 0; i++) {
             size_t k = FERRY_MIN(len, e[i + 1].start - e[i].start - part);
@@ -222,14 +230,7 @@ static void seg_walk(struct seg_state *st, const node *nd, MPI_Aint base, size_t
     }
     default: {   /* IDX */
         const struct ferry_dt_ent *e = nd->ent;
-        size_t lo = 0, hi = nd->n - 1;
-        while (lo < hi) {
-            size_t mid = (lo + hi + 1) / 2;
-            if (e[mid].start <= skip)
-                lo = mid;
-            else
-                hi = mid - 1;
-        }
+        size_t lo = idx_find(e, nd->n, skip);
         size_t part = skip - e[lo].start;
         for (size_t i = lo; len > 0 && !st->stop; i++) {
             size_t k = FERRY_MIN(len, e[i + 1].start - e[i].start - part);

@@ -173,11 +173,15 @@ int ferry_error(struct ferry_comm *comm, int cls, const char *fn, const char *fm
             return cls;
         }
     }
-    char msg[400];
     va_list ap;
     va_start(ap, fmt);
+    ferry_error_abortv(cls, fn, fmt, ap);
+}
+
+void ferry_error_abortv(int cls, const char *fn, const char *fmt, va_list ap)
+{
+    char msg[400];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     ferry_error_abort(cls, fn, msg);
 }
 

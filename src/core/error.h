@@ -6,6 +6,7 @@
 #ifndef FERRY_ERROR_H
 #define FERRY_ERROR_H
 #include <mpi.h>
+#include <stdarg.h>
 
 struct ferry_comm;
 
@@ -17,6 +18,8 @@ int ferry_error(struct ferry_comm *comm, int cls, const char *fn, const char *fm
  * and the class, and abort the job (for objects other than communicators,
  * whose handlers the caller runs itself: files). */
 _Noreturn void ferry_error_abort(int cls, const char *fn, const char *msg);
+/* The same with a printf-style reason (the caller's va_list; never returns). */
+_Noreturn void ferry_error_abortv(int cls, const char *fn, const char *fmt, va_list ap);
 /* For functions Ferry does not implement yet. */
 int ferry_unsupported(const char *mpi_function_name);
 const char *ferry_error_class_string(int cls);

@@ -57,12 +57,9 @@ int ferry_file_error(struct ferry_file *f, int cls, const char *fn, const char *
         ((MPI_File_errhandler_function *)(void *)uf)(&h, &code, fn);
         return cls;
     }
-    char msg[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    ferry_error_abort(cls, fn, msg);
+    ferry_error_abortv(cls, fn, fmt, ap);
 }
 
 const char *ferry_file_path(const char *filename)
