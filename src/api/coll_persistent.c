@@ -10,11 +10,13 @@
 #include "api/comm_internal.h"
 #include "api/p2p_internal.h"
 #include "core/info.h"
+#include "core/topo.h"
 #include <stdlib.h>
+#include <string.h>
 
 /* The arguments of one persistent collective, and the nonblocking
- * collective that runs it. The count arrays stay the application's: MPI
- * requires them unchanged while the request exists. */
+ * collective that runs it. The count, displacement and type arrays point at
+ * copies made at Init (after the struct, in the same allocation). */
 struct pcoll {
     int (*start)(const struct pcoll *a, MPI_Request *r);
     const void *sbuf;
@@ -26,10 +28,15 @@ struct pcoll {
     MPI_Op op;
     int root;
     MPI_Comm comm;
+    /* which count/displacement/type arrays the request copies at Init, and
+     * their element sizes (int, or MPI_Count / MPI_Aint in the _c forms) */
+    enum { PC_NONE, PC_ALL, PC_ROOT_RECV, PC_ROOT_SEND, PC_LOCAL_RECV, PC_NEIGHBOR } shape;
+    unsigned char csz, sdsz, rdsz;
 };
 
 static int make(const struct pcoll *args, MPI_Info info, MPI_Request *req, const char *fn)
 {
+    struct pcoll args_copy = *args;
     struct ferry_comm *c;
     int rc = check_comm(args->comm, &c, fn);
     if (rc)
@@ -42,9 +49,43 @@ static int make(const struct pcoll *args, MPI_Info info, MPI_Request *req, const
      * whatever order they are started in: each gets a context of its own
      * now, which its Starts use. */
     struct ferry_comm *own = ferry_api_dup_shell(c);
+    /* The count, displacement and type arrays are copied: MPI asks the
+     * application to keep them unchanged while the request exists, but
+     * bindings that build them per call (mpi4py) do not keep them. */
+    int ns = 0, nr = 0;
+    int root_here = c->remote ? args->root == MPI_ROOT : args->root == c->rank;
+    switch (args->shape) {
+    case PC_NONE: break;
+    case PC_ALL: ns = nr = ferry_comm_peer_count(c); break;
+    case PC_ROOT_RECV: nr = root_here ? ferry_comm_peer_count(c) : 0; break;
+    case PC_ROOT_SEND: ns = root_here ? ferry_comm_peer_count(c) : 0; break;
+    case PC_LOCAL_RECV: nr = c->size; break;
+    case PC_NEIGHBOR:
+        if (!c->topo)
+            return ferry_error(c, MPI_ERR_TOPOLOGY, fn, "the communicator has no process topology");
+        ns = c->topo->nout, nr = c->topo->nin;
+        break;
+    }
+    struct copy { const void **arr; size_t elt; int n; } copies[] = {
+        {&args_copy.scounts, args->csz, ns},  {&args_copy.sdispls, args->sdsz, ns},
+        {(const void **)&args_copy.stypes, sizeof(MPI_Datatype), ns},
+        {&args_copy.rcounts, args->csz, nr},  {&args_copy.rdispls, args->rdsz, nr},
+        {(const void **)&args_copy.rtypes, sizeof(MPI_Datatype), nr}};
+    size_t extra = 0;
+    for (size_t i = 0; i < sizeof copies / sizeof *copies; i++)
+        if (*copies[i].arr)
+            extra += ((copies[i].elt * (size_t)copies[i].n + 7) & ~(size_t)7);   /* keep 8-byte counts aligned */
     struct ferry_request *r = ferry_request_new(FERRY_REQ_PCOLL);
-    struct pcoll *a = ferry_xmalloc(sizeof *a);
-    *a = *args;
+    struct pcoll *a = ferry_xmalloc(sizeof *a + extra);
+    char *tail = (char *)(a + 1);
+    for (size_t i = 0; i < sizeof copies / sizeof *copies; i++)
+        if (*copies[i].arr && copies[i].n) {
+            size_t n = copies[i].elt * (size_t)copies[i].n;
+            memcpy(tail, *copies[i].arr, n);
+            *copies[i].arr = tail;
+            tail += ((n + 7) & ~(size_t)7);
+        }
+    *a = args_copy;
     a->comm = own->handle;
     r->owned_buf = a;
     r->comm = own;   /* the request's reference: released with it */
@@ -180,7 +221,7 @@ int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.start = start_allgatherv_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+    struct pcoll a = {.shape = PC_ALL, .csz = 4, .sdsz = 4, .rdsz = 4, .start = start_allgatherv_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
                       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .comm = comm};
     return make(&a, info, request, "MPI_Allgatherv_init");
 }
@@ -197,7 +238,7 @@ int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Dataty
                                   MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.start = start_neighbor_allgatherv_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+    struct pcoll a = {.shape = PC_NEIGHBOR, .csz = 4, .sdsz = 4, .rdsz = 4, .start = start_neighbor_allgatherv_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
                       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .comm = comm};
     return make(&a, info, request, "MPI_Neighbor_allgatherv_init");
 }
@@ -214,7 +255,7 @@ int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.start = start_gatherv_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+    struct pcoll a = {.shape = PC_ROOT_RECV, .csz = 4, .sdsz = 4, .rdsz = 4, .start = start_gatherv_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
                       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .root = root,
                       .comm = comm};
     return make(&a, info, request, "MPI_Gatherv_init");
@@ -232,7 +273,7 @@ int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int di
                        MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.start = start_scatterv_init, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs,
+    struct pcoll a = {.shape = PC_ROOT_SEND, .csz = 4, .sdsz = 4, .rdsz = 4, .start = start_scatterv_init, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs,
                       .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root,
                       .comm = comm};
     return make(&a, info, request, "MPI_Scatterv_init");
@@ -250,7 +291,7 @@ int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int s
                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.start = start_alltoallv_init, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
+    struct pcoll a = {.shape = PC_ALL, .csz = 4, .sdsz = 4, .rdsz = 4, .start = start_alltoallv_init, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
                       .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype,
                       .comm = comm};
     return make(&a, info, request, "MPI_Alltoallv_init");
@@ -268,7 +309,7 @@ int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], co
                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.start = start_neighbor_alltoallv_init, .sbuf = sendbuf, .scounts = sendcounts,
+    struct pcoll a = {.shape = PC_NEIGHBOR, .csz = 4, .sdsz = 4, .rdsz = 4, .start = start_neighbor_alltoallv_init, .sbuf = sendbuf, .scounts = sendcounts,
                       .sdispls = sdispls, .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,
                       .rdispls = rdispls, .rtype = recvtype, .comm = comm};
     return make(&a, info, request, "MPI_Neighbor_alltoallv_init");
@@ -286,7 +327,7 @@ int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int s
                         const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.start = start_alltoallw_init, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
+    struct pcoll a = {.shape = PC_ALL, .csz = 4, .sdsz = 4, .rdsz = 4, .start = start_alltoallw_init, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
                       .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls,
                       .rtypes = recvtypes, .comm = comm};
     return make(&a, info, request, "MPI_Alltoallw_init");
@@ -305,7 +346,7 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], co
                                  MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.start = start_neighbor_alltoallw_init, .sbuf = sendbuf, .scounts = sendcounts,
+    struct pcoll a = {.shape = PC_NEIGHBOR, .csz = 4, .sdsz = 8, .rdsz = 8, .start = start_neighbor_alltoallw_init, .sbuf = sendbuf, .scounts = sendcounts,
                       .sdispls = sdispls, .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts,
                       .rdispls = rdispls, .rtypes = recvtypes, .comm = comm};
     return make(&a, info, request, "MPI_Neighbor_alltoallw_init");
@@ -396,7 +437,7 @@ int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvc
                              MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.start = start_reduce_scatter_init, .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts,
+    struct pcoll a = {.shape = PC_LOCAL_RECV, .csz = 4, .sdsz = 4, .rdsz = 4, .start = start_reduce_scatter_init, .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts,
                       .rtype = datatype, .op = op, .comm = comm};
     return make(&a, info, request, "MPI_Reduce_scatter_init");
 }
@@ -524,7 +565,7 @@ int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
                            MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.start = start_allgatherv_init_c, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+    struct pcoll a = {.shape = PC_ALL, .csz = 8, .sdsz = 8, .rdsz = 8, .start = start_allgatherv_init_c, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
                       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .comm = comm};
     return make(&a, info, request, "MPI_Allgatherv_init_c");
 }
@@ -541,7 +582,7 @@ int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MP
                                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.start = start_neighbor_allgatherv_init_c, .sbuf = sendbuf, .scount = sendcount,
+    struct pcoll a = {.shape = PC_NEIGHBOR, .csz = 8, .sdsz = 8, .rdsz = 8, .start = start_neighbor_allgatherv_init_c, .sbuf = sendbuf, .scount = sendcount,
                       .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype,
                       .comm = comm};
     return make(&a, info, request, "MPI_Neighbor_allgatherv_init_c");
@@ -559,7 +600,7 @@ int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.start = start_gatherv_init_c, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+    struct pcoll a = {.shape = PC_ROOT_RECV, .csz = 8, .sdsz = 8, .rdsz = 8, .start = start_gatherv_init_c, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
                       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .root = root,
                       .comm = comm};
     return make(&a, info, request, "MPI_Gatherv_init_c");
@@ -577,7 +618,7 @@ int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
                          MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.start = start_scatterv_init_c, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs,
+    struct pcoll a = {.shape = PC_ROOT_SEND, .csz = 8, .sdsz = 8, .rdsz = 8, .start = start_scatterv_init_c, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs,
                       .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root,
                       .comm = comm};
     return make(&a, info, request, "MPI_Scatterv_init_c");
@@ -595,7 +636,7 @@ int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], con
                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.start = start_alltoallv_init_c, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
+    struct pcoll a = {.shape = PC_ALL, .csz = 8, .sdsz = 8, .rdsz = 8, .start = start_alltoallv_init_c, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
                       .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype,
                       .comm = comm};
     return make(&a, info, request, "MPI_Alltoallv_init_c");
@@ -615,7 +656,7 @@ int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcoun
                                    MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.start = start_neighbor_alltoallv_init_c, .sbuf = sendbuf, .scounts = sendcounts,
+    struct pcoll a = {.shape = PC_NEIGHBOR, .csz = 8, .sdsz = 8, .rdsz = 8, .start = start_neighbor_alltoallv_init_c, .sbuf = sendbuf, .scounts = sendcounts,
                       .sdispls = sdispls, .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,
                       .rdispls = rdispls, .rtype = recvtype, .comm = comm};
     return make(&a, info, request, "MPI_Neighbor_alltoallv_init_c");
@@ -634,7 +675,7 @@ int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], con
                           MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.start = start_alltoallw_init_c, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
+    struct pcoll a = {.shape = PC_ALL, .csz = 8, .sdsz = 8, .rdsz = 8, .start = start_alltoallw_init_c, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
                       .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls,
                       .rtypes = recvtypes, .comm = comm};
     return make(&a, info, request, "MPI_Alltoallw_init_c");
@@ -654,7 +695,7 @@ int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcoun
                                    MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.start = start_neighbor_alltoallw_init_c, .sbuf = sendbuf, .scounts = sendcounts,
+    struct pcoll a = {.shape = PC_NEIGHBOR, .csz = 8, .sdsz = 8, .rdsz = 8, .start = start_neighbor_alltoallw_init_c, .sbuf = sendbuf, .scounts = sendcounts,
                       .sdispls = sdispls, .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts,
                       .rdispls = rdispls, .rtypes = recvtypes, .comm = comm};
     return make(&a, info, request, "MPI_Neighbor_alltoallw_init_c");
@@ -745,7 +786,7 @@ int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Cou
                                MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.start = start_reduce_scatter_init_c, .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts,
+    struct pcoll a = {.shape = PC_LOCAL_RECV, .csz = 8, .sdsz = 8, .rdsz = 8, .start = start_reduce_scatter_init_c, .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts,
                       .rtype = datatype, .op = op, .comm = comm};
     return make(&a, info, request, "MPI_Reduce_scatter_init_c");
 }
