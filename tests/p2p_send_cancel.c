@@ -308,6 +308,35 @@ static void cancel_then_free(void)
         free(bufs[k]);
 }
 
+/* A synchronous send to oneself, probed, then cancelled: the cancel is
+ * local, so Request_get_status right after MPI_Cancel already reports it
+ * (mpi4py's testProbeCancel reads the status at once and would otherwise
+ * receive a message that is gone). */
+static void self_probed(void)
+{
+    MPI_Comm c;
+    CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    MPI_Request r;
+    MPI_Status st;
+    CHECK_RC(MPI_Issend(NULL, 0, MPI_BYTE, rank, 123, c, &r));
+    CHECK_RC(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, c, &st));
+    CHECK(st.MPI_SOURCE == rank && st.MPI_TAG == 123, "probe: source %d tag %d", st.MPI_SOURCE, st.MPI_TAG);
+    CHECK_RC(MPI_Cancel(&r));
+    int flag = 0, cancelled = 0;
+    CHECK_RC(MPI_Request_get_status(r, &flag, &st));
+    if (flag)
+        CHECK_RC(MPI_Test_cancelled(&st, &cancelled));
+    CHECK(!must_cancel || (flag && cancelled), "self send: after Cancel, get_status flag %d cancelled %d", flag,
+          cancelled);
+    if (flag && cancelled) {
+        CHECK_RC(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    } else {
+        CHECK_RC(MPI_Recv(NULL, 0, MPI_BYTE, rank, 123, c, MPI_STATUS_IGNORE));
+        CHECK_RC(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    }
+    CHECK_RC(MPI_Comm_free(&c));
+}
+
 int main(int argc, char **argv)
 {
     tc_init(&argc, &argv, &rank, &size);
@@ -319,6 +348,7 @@ int main(int argc, char **argv)
     matched();
     persistent();
     cancel_then_free();
+    self_probed();
     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
     return tc_finish("p2p_send_cancel");
 }
