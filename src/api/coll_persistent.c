@@ -7,7 +7,6 @@
  * a private context for the request, so that Starts issued in different
  * orders on different processes still match by Init order. */
 #include "api/check.h"
-#include "api/comm_internal.h"
 #include "api/p2p_internal.h"
 #include "core/info.h"
 #include "core/topo.h"
@@ -34,6 +33,13 @@ struct pcoll {
     unsigned char csz, sdsz, rdsz;
 };
 
+/* Copies are laid out on 8-byte boundaries, so that MPI_Count arrays after
+ * an int array stay aligned. */
+static size_t padded(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
 static int make(const struct pcoll *args, MPI_Info info, MPI_Request *req, const char *fn)
 {
     struct pcoll args_copy = *args;
@@ -45,10 +51,6 @@ static int make(const struct pcoll *args, MPI_Info info, MPI_Request *req, const
         return ferry_error(c, MPI_ERR_REQUEST, fn, "request pointer is NULL");
     if (info != MPI_INFO_NULL && !ferry_info_get(info))
         return ferry_error(c, MPI_ERR_INFO, fn, "invalid info 0x%x", (unsigned)info);
-    /* MPI matches persistent collectives in the order of their Init calls,
-     * whatever order they are started in: each gets a context of its own
-     * now, which its Starts use. */
-    struct ferry_comm *own = ferry_api_dup_shell(c);
     /* The count, displacement and type arrays are copied: MPI asks the
      * application to keep them unchanged while the request exists, but
      * bindings that build them per call (mpi4py) do not keep them. */
@@ -74,7 +76,13 @@ static int make(const struct pcoll *args, MPI_Info info, MPI_Request *req, const
     size_t extra = 0;
     for (size_t i = 0; i < sizeof copies / sizeof *copies; i++)
         if (*copies[i].arr)
-            extra += ((copies[i].elt * (size_t)copies[i].n + 7) & ~(size_t)7);   /* keep 8-byte counts aligned */
+            extra += padded(copies[i].elt * (size_t)copies[i].n);
+    /* MPI matches persistent collectives in the order of their Init calls,
+     * whatever order they are started in: each gets a context of its own
+     * now, which its Starts use. */
+    struct ferry_comm *own;
+    if ((rc = ferry_comm_dup_private(c, c->errhandler, &own)))
+        return ferry_error(c, rc, fn, "cannot agree on a context id");
     struct ferry_request *r = ferry_request_new(FERRY_REQ_PCOLL);
     struct pcoll *a = ferry_xmalloc(sizeof *a + extra);
     char *tail = (char *)(a + 1);
@@ -83,7 +91,7 @@ static int make(const struct pcoll *args, MPI_Info info, MPI_Request *req, const
             size_t n = copies[i].elt * (size_t)copies[i].n;
             memcpy(tail, *copies[i].arr, n);
             *copies[i].arr = tail;
-            tail += ((n + 7) & ~(size_t)7);
+            tail += padded(n);
         }
     *a = args_copy;
     a->comm = own->handle;

@@ -73,22 +73,11 @@ static int dup_contents(struct ferry_comm *c, struct ferry_info *info, struct fe
     return MPI_SUCCESS;
 }
 
-/* A communicator over c's group(s) with context id ctx. */
-static struct ferry_comm *dup_shell(struct ferry_comm *c, uint32_t ctx)
-{
-    c->group->refs++;
-    if (c->remote) {
-        c->remote->refs++;
-        return ferry_intercomm_new(c->group, c->remote, ctx, c->errhandler);
-    }
-    return ferry_comm_new(c->group, ctx, c->errhandler);
-}
-
 int ferry_api_dup(struct ferry_comm *c, struct ferry_info *info, struct ferry_comm **out, const char *fn)
 {
     uint32_t ctx;
     ferry_comm_agree_ctx_n(c, &ctx, c->remote ? 4 : 2);
-    struct ferry_comm *n = dup_shell(c, ctx);
+    struct ferry_comm *n = ferry_comm_shell(c, ctx, c->errhandler);
     int rc = dup_contents(c, info, n, fn);
     if (rc) {
         ferry_comm_release(n);
@@ -96,15 +85,6 @@ int ferry_api_dup(struct ferry_comm *c, struct ferry_info *info, struct ferry_co
     }
     *out = n;
     return rc;
-}
-
-struct ferry_comm *ferry_api_dup_shell(struct ferry_comm *c)
-{
-    uint32_t ctx;
-    ferry_comm_agree_ctx_n(c, &ctx, c->remote ? 4 : 2);
-    struct ferry_comm *n = dup_shell(c, ctx);
-    n->topo = ferry_topo_dup(c->topo);
-    return n;
 }
 
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
@@ -161,7 +141,7 @@ static int idup(MPI_Comm comm, MPI_Info info, int with_info, MPI_Comm *newcomm, 
         return rc;
     if (!newcomm || !request)
         return ferry_error(c, MPI_ERR_ARG, fn, "NULL newcomm or request pointer");
-    struct ferry_comm *n = dup_shell(c, 0);   /* id set when the agreement ends */
+    struct ferry_comm *n = ferry_comm_shell(c, 0, c->errhandler);   /* id set when the agreement ends */
     struct ferry_request *r;
     ferry_coll_agree_ctx_start(c, n, c->remote ? 4 : 2, &r);
     *request = r->handle;

@@ -15,10 +15,6 @@ void ferry_api_split(struct ferry_comm *c, int color, int key, struct ferry_comm
  * the new communicator's hints (taken over), or NULL to copy c's. Returns
  * MPI_SUCCESS or the failing copy callback's error (already raised). */
 int ferry_api_dup(struct ferry_comm *c, struct ferry_info *info, struct ferry_comm **out, const char *fn);
-/* Collective over c: a communicator over the same group(s) and topology with
- * a fresh context, without c's attributes, info or name: a private channel
- * (persistent collectives run on one each). The caller owns its reference. */
-struct ferry_comm *ferry_api_dup_shell(struct ferry_comm *c);
 /* Intercommunicator forms of Comm_split and Comm_create (intercomm.c). */
 void ferry_api_intercomm_split(struct ferry_comm *c, int color, int key, struct ferry_comm **out);
 void ferry_api_intercomm_create(struct ferry_comm *c, struct ferry_group *g, struct ferry_comm **out);

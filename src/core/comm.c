@@ -129,6 +129,28 @@ struct ferry_comm *ferry_intercomm_new(struct ferry_group *local, struct ferry_g
     return c;
 }
 
+struct ferry_comm *ferry_comm_shell(struct ferry_comm *c, uint32_t ctx, MPI_Errhandler eh)
+{
+    c->group->refs++;
+    if (c->remote) {
+        c->remote->refs++;
+        return ferry_intercomm_new(c->group, c->remote, ctx, eh);
+    }
+    return ferry_comm_new(c->group, ctx, eh);
+}
+
+int ferry_comm_dup_private(struct ferry_comm *c, MPI_Errhandler eh, struct ferry_comm **out)
+{
+    uint32_t ctx;
+    *out = NULL;
+    int rc = ferry_comm_agree_ctx_n(c, &ctx, c->remote ? 4 : 2);
+    if (rc)
+        return rc;
+    *out = ferry_comm_shell(c, ctx, eh);
+    (*out)->topo = ferry_topo_dup(c->topo);
+    return MPI_SUCCESS;
+}
+
 void ferry_comm_set_ctx(struct ferry_comm *c, uint32_t ctx)
 {
     c->ctx = ctx;

@@ -83,6 +83,14 @@ struct ferry_comm *ferry_comm_new(struct ferry_group *g, uint32_t ctx, MPI_Errha
 struct ferry_comm *ferry_intercomm_new(struct ferry_group *local, struct ferry_group *remote, uint32_t ctx,
                                        MPI_Errhandler eh);
 void ferry_comm_release(struct ferry_comm *c);
+/* A communicator over c's group(s) (both, for an intercommunicator) with
+ * context id ctx and error handler eh; nothing else of c is copied. */
+struct ferry_comm *ferry_comm_shell(struct ferry_comm *c, uint32_t ctx, MPI_Errhandler eh);
+/* Collective over c: a private channel over the same group(s) and topology
+ * with a fresh context, without c's attributes, info or name (persistent
+ * collectives and open files each run on one). The caller owns its
+ * reference. */
+int ferry_comm_dup_private(struct ferry_comm *c, MPI_Errhandler eh, struct ferry_comm **out);
 /* Give a communicator created before its id was agreed on (Comm_idup) its
  * id: ctx (and ctx + 2 for an intercommunicator's local_comm). */
 void ferry_comm_set_ctx(struct ferry_comm *c, uint32_t ctx);

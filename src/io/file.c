@@ -183,15 +183,12 @@ int ferry_file_open(struct ferry_comm *comm, const char *filename, int amode, st
 
     /* the private communicator first, so that everything after it runs in
      * contexts nobody else uses */
-    uint32_t ctx;
-    int rc = ferry_comm_agree_ctx_n(comm, &ctx, 2);
+    int rc = ferry_comm_dup_private(comm, MPI_ERRORS_RETURN, &f->comm);
     if (rc) {
         snprintf(why, whylen, "cannot agree on a context id");
         file_free(f);
         return rc;
     }
-    comm->group->refs++;
-    f->comm = ferry_comm_new(comm->group, ctx, MPI_ERRORS_RETURN);
 
     /* agree: everyone's amode valid and the same */
     char lwhy[256] = "";
