@@ -159,6 +159,7 @@ class Lib:
         self.version = ""
         self.status = "not run"
         self.runs = {}          # np -> Run
+        self.round_runs = {}    # np -> [Run] (--rounds)
 
 
 class Run:
@@ -374,11 +375,16 @@ def last_row(path):
     return last
 
 
-def run_lib(lib, np_, args, outdir):
+def run_lib(lib, np_, args, outdir, rnd=None):
+    """One run of lib at np_ ranks; with --rounds, round `rnd` of several
+    (written as <lib>-np<N>-r<rnd>.csv, merged later by merge_rounds)."""
     run = Run(lib, np_)
-    lib.runs[np_] = run
+    if rnd is None:
+        lib.runs[np_] = run
+    else:
+        lib.round_runs.setdefault(np_, []).append(run)
     oversub = np_ > (os.cpu_count() or 1)
-    base = "%s-np%d" % (lib.key, np_)
+    base = "%s-np%d" % (lib.key, np_) + ("" if rnd is None else "-r%d" % rnd)
     csv_path = os.path.join(outdir, base + ".csv")
     log_path = os.path.join(outdir, base + ".log")
     if os.path.exists(csv_path):
@@ -865,6 +871,42 @@ def cpu_model():
 
 # --------------------------------------------------------------------------
 
+def merge_rounds(lib, np_, outdir):
+    """--rounds: the median of each (test, size) over lib's rounds at np_,
+    written as <lib>-np<N>.csv (what a single run would have written)."""
+    import statistics
+    rounds = lib.round_runs.get(np_, [])
+    cells = {}
+    for r in rounds:
+        for k, v in read_csv(r.csv).items():
+            cells.setdefault(k, []).append(v)
+    run = Run(lib, np_)
+    lib.runs[np_] = run
+    bad = [r.status for r in rounds if not r.status.startswith("ok")]
+    run.seconds = sum(r.seconds or 0 for r in rounds)
+    run.command = rounds[0].command if rounds else None
+    run.load = rounds[0].load if rounds else None
+    ok = len(rounds) - len(bad)
+    run.status = "ok, median of %d interleaved rounds (%.0fs)" % (ok, run.seconds) if not bad else \
+        "%d of %d rounds: %s" % (len(bad), len(rounds), "; ".join(bad))
+    if not cells:
+        return
+    units = {}
+    for r in rounds:
+        if r.csv:
+            with open(r.csv, newline="") as f:
+                for row in csv.DictReader(f):
+                    units[row["test"]] = row["unit"]
+    path = os.path.join(outdir, "%s-np%d.csv" % (lib.key, np_))
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["library", "test", "size", "value", "unit"])
+        for (t, size), v in sorted(cells.items(), key=lambda kv: (ALL_TESTS.index(kv[0][0]) if kv[0][0] in
+                                                                  ALL_TESTS else 99, kv[0][0], kv[0][1])):
+            w.writerow([lib.key, t, size, "%.6g" % statistics.median(v), units.get(t, "")])
+    run.csv = path
+
+
 def merge_runs(dirs, libs, nps_filter):
     """--merge: the median of each (library, np, test, size) over earlier --out
     directories; fills libs[].runs and returns (res, nps, machine csv)."""
@@ -945,7 +987,10 @@ def main():
                     help="comma list of rank counts, one run per library and count (default 2; "
                          "--coll-quick 2,4,8); above the CPU count the run is oversubscribed")
     ap.add_argument("--out", default="bench-results", help="output directory (default bench-results)")
-    ap.add_argument("--reps", type=int, default=None, help="repetitions per size (default 5, quick 3, coll-quick 5)")
+    ap.add_argument("--reps", type=int, default=None, help="repetitions per size (default 5, quick 2, coll-quick 5)")
+    ap.add_argument("--rounds", type=int, default=None,
+                    help="runs per library, alternating the libraries; each cell is the median over "
+                         "them (default 1, quick 3): fairer on a machine whose speed drifts")
     ap.add_argument("--min-size", default="0", help="point-to-point smallest size (default 0)")
     ap.add_argument("--max-size", default=None, help="point-to-point largest size (default 16M, quick 4M)")
     ap.add_argument("--coll-min-size", default="4", help="collectives' smallest size per rank (default 4)")
@@ -970,7 +1015,10 @@ def main():
     args = ap.parse_args()
 
     q, cq = args.quick, args.coll_quick
-    args.reps = args.reps or (3 if q else 5)
+    args.reps = args.reps or (2 if q else 5)
+    args.rounds = args.rounds or (3 if q else 1)
+    if args.rounds < 1:
+        ap.error("--rounds must be >= 1")
     args.max_size = args.max_size or ("4M" if q else "16M")
     args.factor = args.factor or (4 if q else 8 if cq else 2)
     args.scale = args.scale if args.scale is not None else (0.25 if q else 1.0)
@@ -1039,8 +1087,18 @@ def main():
     if not args.no_machine and any(t in P2P_TESTS for t in args.tests):
         mach_csv, meta["machine_cmd"] = run_machine(args, outdir, builddir)
     for np_ in nps:  # every library at one rank count, then the next count
+        if args.rounds == 1:
+            for lib in runnable:
+                run_lib(lib, np_, args, outdir)
+            continue
+        # Rounds alternate the libraries (F, O, M, F, O, M, ...): a virtual
+        # machine's speed drifts by 2x within minutes here, and one library
+        # run after another would compare them in different machine states.
+        for rnd in range(1, args.rounds + 1):
+            for lib in runnable:
+                run_lib(lib, np_, args, outdir, rnd)
         for lib in runnable:
-            run_lib(lib, np_, args, outdir)
+            merge_rounds(lib, np_, outdir)
 
     res = {}
     for l in libs:

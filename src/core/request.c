@@ -1,5 +1,7 @@
 /* Request objects (see request.h). Freed requests go to a free list so the
- * message path does not call malloc. */
+ * message path does not call malloc, and each object keeps its handle for
+ * life: the handle table is written once per object, not once per message
+ * (a freed request is marked, so a stale handle still finds nothing). */
 #include "core/request.h"
 #include "core/comm.h"
 #include "core/datatype.h"
@@ -19,32 +21,35 @@ void ferry_request_init(void)
 
 void ferry_request_finalize(void)
 {
+    /* every object, in use or on the free list, has its slot */
     for (int i = table.first_index; i < table.top; i++)
         free(table.slot[i]);
-    while (free_list) {
-        struct ferry_request *r = free_list;
-        free_list = r->next;
-        free(r);
-    }
+    free_list = NULL;
     ferry_objtab_destroy(&table);
 }
 
 struct ferry_request *ferry_request_new(enum ferry_req_kind kind)
 {
     struct ferry_request *r = free_list;
-    if (r)
+    MPI_Request h;
+    if (FERRY_LIKELY(r != NULL)) {
         free_list = r->next;
-    else
+        h = r->own_handle;
+    } else {
         r = ferry_xmalloc(sizeof *r);
+        h = ferry_objtab_add(&table, r);
+    }
     memset(r, 0, sizeof *r);
     r->kind = kind;
-    r->handle = ferry_objtab_add(&table, r);
+    r->handle = h;
+    r->own_handle = h;
     return r;
 }
 
 struct ferry_request *ferry_request_get(MPI_Request h)
 {
-    return ferry_objtab_get(&table, h);
+    struct ferry_request *r = ferry_objtab_get(&table, h);
+    return r && !r->on_free_list ? r : NULL;
 }
 
 void ferry_request_setup(struct ferry_request *r, void *buf, size_t count, struct ferry_datatype *dt,
@@ -75,7 +80,7 @@ void ferry_request_free(struct ferry_request *r)
         r->user_freed = 1;
         return;
     }
-    ferry_objtab_remove(&table, r->handle);
+    r->on_free_list = 1;
     r->handle = MPI_REQUEST_NULL;
     if (r->comm)
         ferry_comm_release(r->comm);

@@ -34,7 +34,9 @@ enum ferry_req_kind {
 enum ferry_send_mode { FERRY_MODE_STANDARD, FERRY_MODE_SYNC, FERRY_MODE_READY, FERRY_MODE_BUFFERED };
 
 struct ferry_request {
-    MPI_Request handle;
+    MPI_Request handle;      /* the user's handle; MPI_REQUEST_NULL once freed */
+    MPI_Request own_handle;  /* the object's handle-table slot, kept for life */
+    int on_free_list;        /* freed: its handle is stale */
     enum ferry_req_kind kind;
     int complete;            /* nothing in flight: set by the protocol layer when the operation is
                               done; inactive persistent requests are complete too */

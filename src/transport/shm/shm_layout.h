@@ -16,7 +16,13 @@
  * and a few large pieces. A packet never wraps: when it does not fit before
  * the end, the producer writes a SKIP header there and starts at offset 0.
  * head and tail count bytes ever published / consumed; they live on separate
- * cache lines so producer and consumer do not false-share. */
+ * cache lines so producer and consumer do not false-share.
+ *
+ * Why a separate head and not a ready flag in each packet (a fast box's in-
+ * band publication, one line less per message): measured here, the consumer
+ * polling the very line the producer is filling takes it back between the
+ * producer's stores, and 0-byte latency went from 0.10 to 0.18 us; windowed
+ * small-message bandwidth did not change. */
 #ifndef FERRY_SHM_LAYOUT_H
 #define FERRY_SHM_LAYOUT_H
 #include <assert.h>
