@@ -10,6 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ferry_request_new zeroes a whole request on the message path: up to 256
+ * bytes that is inline stores, beyond it a call to memset (measured: the
+ * sender's small-message rate fell 15% when the struct grew to 264 bytes) */
+_Static_assert(sizeof(struct ferry_request) <= 256, "a request fits the inline zeroing");
+
 static struct ferry_objtab table;
 static struct ferry_request *free_list;
 long ferry_requests_active;

@@ -36,15 +36,21 @@ enum ferry_send_mode { FERRY_MODE_STANDARD, FERRY_MODE_SYNC, FERRY_MODE_READY, F
 struct ferry_request {
     MPI_Request handle;      /* the user's handle; MPI_REQUEST_NULL once freed */
     MPI_Request own_handle;  /* the object's handle-table slot, kept for life */
-    int on_free_list;        /* freed: its handle is stale */
     enum ferry_req_kind kind;
-    int complete;            /* nothing in flight: set by the protocol layer when the operation is
-                              done; inactive persistent requests are complete too */
-    int persistent;          /* Send_init / Recv_init */
-    int active;              /* persistent: started and not yet completed by Wait/Test */
-    int user_freed;          /* Request_free on an active request: free on completion */
     int proto_refs;          /* other holders besides the user (an Ibsend request holding the send of
                               * its buffered copy): the object is only recycled when this is 0 */
+    /* flags, one byte each: the whole request stays within 256 bytes, which
+     * the compiler zeroes with inline stores (see CMakeLists.txt) */
+    uint8_t complete;        /* nothing in flight: set by the protocol layer when the operation is
+                              * done; inactive persistent requests are complete too */
+    uint8_t persistent;      /* Send_init / Recv_init */
+    uint8_t active;          /* persistent: started and not yet completed by Wait/Test */
+    uint8_t user_freed;      /* Request_free on an active request: free on completion */
+    uint8_t on_free_list;    /* freed: its handle is stale */
+    uint8_t cancel_pending;  /* send: CANCEL sent, reply not in yet; completion waits for it */
+    uint8_t op_done;         /* send with a cancel pending: the transfer itself has finished */
+    uint8_t greq_fortran;    /* FERRY_REQ_GREQ: the callbacks are Fortran subroutines
+                              * (MPII_Grequest_set_lang_f77) */
 
     /* arguments */
     void *buf;
@@ -60,15 +66,14 @@ struct ferry_request {
     size_t bytes;            /* packed-stream size of the message (send) or receive capacity (recv) */
     size_t done_bytes;       /* bytes sent (send) / received (recv) so far */
     size_t msg_bytes;        /* recv: the size the sender announced */
-    int world_peer;          /* world rank of the matched/destination peer */
     uint64_t remote_cookie;  /* recv: sender's request cookie; send: receiver's cookie after CTS */
     struct ferry_unexp *msg; /* FERRY_REQ_MESSAGE: the message taken off the unexpected queue */
     uint32_t msg_id;         /* send: the number its EAGER/RTS carries, for CANCEL (0: none) */
-    int cancel_pending;      /* send: CANCEL sent, reply not in yet; completion waits for it */
-    int op_done;             /* send with a cancel pending: the transfer itself has finished */
     int split_left;          /* split single copy. send: events before it is done (its own share
                               * written, and the receiver's FIN or the DATA of its fallback);
                               * recv: 1 until the sender's PUSHED is in */
+    int world_peer;          /* world rank of the matched/destination peer */
+    int children_left;       /* FERRY_REQ_PAIR, _PCOLL, _PART: children not yet complete */
     struct ferry_request *inner;  /* Ibsend / persistent Bsend: the send of the copy in the attached
                                    * buffer (a proto_refs reference), which is what a cancel acts on */
     struct ferry_request *outer;  /* the buffered-send request whose cancel waits on this send's */
@@ -77,7 +82,6 @@ struct ferry_request {
      * completes (the receive hands over its status); the children are
      * internal and free themselves (user_freed) */
     struct ferry_request *parent;
-    int children_left;
     void *owned_buf;          /* freed with the request (Isendrecv_replace's packed copy) */
 
     /* FERRY_REQ_GREQ: the application's callbacks (MPI-3.1 12.2) */
@@ -85,7 +89,6 @@ struct ferry_request {
     MPI_Grequest_free_function *greq_free;
     MPI_Grequest_cancel_function *greq_cancel;
     void *greq_state;
-    int greq_fortran;        /* the callbacks are Fortran subroutines (MPII_Grequest_set_lang_f77) */
 
     MPI_Status status;       /* MPI_SOURCE, MPI_TAG, MPI_ERROR, and the byte count */
 

@@ -43,17 +43,21 @@ static long push_pieces;            /* OUT_PUSH pieces written (progress made wi
 static long sends_inflight;         /* send requests started, not complete, and cancels not answered */
 static uint32_t last_msg_id;        /* numbers cancellable messages (msg_id); 0 is never used */
 static struct out_op *op_pool;
+static size_t *eager_cap;           /* per world rank: largest eager message, 0 until first asked */
 
 void ferry_proto_init(void)
 {
     ferry_ladder_init();
     queues = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *queues);
+    eager_cap = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *eager_cap);
 }
 
 void ferry_proto_finalize(void)
 {
     free(queues);
     queues = NULL;
+    free(eager_cap);
+    eager_cap = NULL;
     while (op_pool) {
         struct out_op *o = op_pool;
         op_pool = o->next;
@@ -61,10 +65,16 @@ void ferry_proto_finalize(void)
     }
 }
 
+/* Asked on every send: computed once per peer (the ladder and the
+ * transport's packet size are fixed after MPI_Init) rather than through the
+ * transport's ops table each time. */
 size_t ferry_proto_eager_max(int peer)
 {
-    size_t mp = ferry_rt.peers[peer].tr->max_payload(peer);
-    return ferry_ladder.eager_max < mp ? ferry_ladder.eager_max : mp;
+    if (FERRY_UNLIKELY(eager_cap[peer] == 0)) {
+        size_t mp = ferry_rt.peers[peer].tr->max_payload(peer);
+        eager_cap[peer] = ferry_ladder.eager_max < mp ? ferry_ladder.eager_max : mp;
+    }
+    return eager_cap[peer];
 }
 
 static void fill_envelope(struct ferry_pkt *p, const struct ferry_request *r, enum ferry_pkt_type type)
