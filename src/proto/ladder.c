@@ -207,8 +207,17 @@ void ferry_ladder_init(void)
         ferry_ladder_print(stderr);
 }
 
+static int forced_by_call;
+
+int ferry_ladder_forced(void)
+{
+    return forced_by_call || ferry_cfg.cma_min >= 0 || ferry_cfg.cma_max >= 0 || ferry_cfg.split_min >= 0 ||
+           ferry_cfg.split_max >= 0;
+}
+
 void ferry_ladder_force(enum ferry_mech m)
 {
+    forced_by_call = m != FERRY_MECH_COUNT;
     switch (m) {
     case FERRY_MECH_EAGER:
         ferry_ladder = (struct ferry_ladder){.eager_max = SIZE_MAX};

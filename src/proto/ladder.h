@@ -51,6 +51,9 @@ static inline enum ferry_mech ferry_ladder_rndv(size_t n)
 /* Testing and calibration (MPIX_Ferry_p2p_force): every message by mechanism
  * m as far as it can carry it; FERRY_MECH_COUNT goes back to the model. */
 void ferry_ladder_force(enum ferry_mech m);
+/* Whether the rendezvous thresholds were set by hand (FERRY_CMA_MIN/MAX,
+ * FERRY_SPLIT_MIN/MAX) or forced by a call: then they hold for every message. */
+int ferry_ladder_forced(void);
 /* The model and the thresholds, for FERRY_VERBOSE and ferry_info. */
 void ferry_ladder_print(FILE *out);
 

@@ -40,6 +40,11 @@ void ferry_proto_receive(int src, const struct ferry_pkt *pkt);
 /* Whether this rank is pulling a message right now (its core is busy
  * copying: a sender then leaves its share of a split copy to the receiver). */
 int ferry_proto_pulling(void);
+/* A rendezvous receive from world rank peer was matched: whether large
+ * messages also go the other way (this rank's rendezvous sends to peer are
+ * in flight, or it started one since the previous such receive: an exchange,
+ * a bidirectional stream, a ping-pong). */
+int ferry_proto_rndv_both_ways(int peer);
 /* Advance single-copy pulls by one piece each; returns how many are active. */
 int ferry_proto_progress_pulls(void);
 /* Push queued packets into transports; returns how many went out. */

@@ -44,12 +44,17 @@ static long sends_inflight;         /* send requests started, not complete, and 
 static uint32_t last_msg_id;        /* numbers cancellable messages (msg_id); 0 is never used */
 static struct out_op *op_pool;
 static size_t *eager_cap;           /* per world rank: largest eager message, 0 until first asked */
+static int *rndv_to;                /* per world rank: rendezvous sends to it not yet done */
+static int *rndv_since;             /* per world rank: rendezvous sends to it started since the last
+                                     * rendezvous receive from it was matched */
 
 void ferry_proto_init(void)
 {
     ferry_ladder_init();
     queues = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *queues);
     eager_cap = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *eager_cap);
+    rndv_to = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *rndv_to);
+    rndv_since = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *rndv_since);
 }
 
 void ferry_proto_finalize(void)
@@ -58,6 +63,10 @@ void ferry_proto_finalize(void)
     queues = NULL;
     free(eager_cap);
     eager_cap = NULL;
+    free(rndv_to);
+    rndv_to = NULL;
+    free(rndv_since);
+    rndv_since = NULL;
     while (op_pool) {
         struct out_op *o = op_pool;
         op_pool = o->next;
@@ -123,9 +132,25 @@ long ferry_proto_sends_queued(void)
     return queued_ops;
 }
 
+int ferry_proto_rndv_both_ways(int peer)
+{
+    int both = rndv_to[peer] > 0 || rndv_since[peer] > 0;
+    rndv_since[peer] = 0;
+    return both;
+}
+
+static void rndv_uncount(struct ferry_request *r)
+{
+    if (r->rndv_counted) {
+        r->rndv_counted = 0;
+        rndv_to[r->world_peer]--;
+    }
+}
+
 static void send_done(struct ferry_request *r)
 {
     sends_inflight--;
+    rndv_uncount(r);
     if (r->cancel_pending) {
         /* the cancel's reply completes it (ferry_proto_on_cancel_reply) */
         r->op_done = 1;
@@ -311,6 +336,11 @@ void ferry_proto_isend(struct ferry_request *r)
         if (op_step(peer, &op))
             return;
     }
+    if (!eager) {
+        r->rndv_counted = 1;
+        rndv_to[peer]++;
+        rndv_since[peer]++;
+    }
     submit(peer, op_new(eager ? OUT_EAGER : OUT_RTS, r));
 }
 
@@ -433,6 +463,7 @@ void ferry_proto_on_cancel_reply(int src, const struct ferry_pkt *pkt)
         if (!r->op_done) {
             /* a rendezvous whose RTS the receiver dropped: no CTS/FIN will come */
             sends_inflight--;
+            rndv_uncount(r);
             r->op_done = 1;
         }
     }
