@@ -43,6 +43,7 @@
  * oversubscribed, spin briefly, yield a few times, then sleep on the
  * segment's futex until a rank publishes a flag (FERRY_COLL_SHM_YIELDS). */
 #include "coll/coll_impl.h"
+#include "transport/shm/segment.h"
 #include "core/biglock.h"
 #include "core/comm.h"
 #include "core/config.h"
@@ -296,6 +297,8 @@ static int attach(struct ferry_comm *c, struct shm_comm *m)
         /* populated: no minor fault per page on the first collectives */
         void *p = mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
         m->base = p == MAP_FAILED ? NULL : p;
+        if (m->base && c->rank == 0)
+            ferry_shm_keep_resident(m->base, m->len, "coll: shared-memory segment");
     }
     if (fd >= 0)
         close(fd);

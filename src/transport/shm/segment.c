@@ -234,6 +234,13 @@ static void *attach_posix(size_t stride, int nlocal, int my_index)
 
 /* ---- interface ---------------------------------------------------------- */
 
+void ferry_shm_keep_resident(void *p, size_t len, const char *what)
+{
+    if (mlock(p, len) != 0)
+        ferry_log(1, "%s: %zu KiB not locked in memory (%s; ulimit -l is the limit): reclaim may unmap it and "
+                  "slow the transfers through it", what, len >> 10, strerror(errno));
+}
+
 void *ferry_shm_segment_attach(size_t stride, int nlocal, int my_index)
 {
     if (ferry_cfg.shm_backend == FERRY_SHM_BACKEND_MEMFD)

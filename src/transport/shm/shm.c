@@ -194,6 +194,9 @@ static int shm_init(void)
     shm.base = ferry_shm_segment_attach(shm.stride, nlocal, ferry_rt.local_rank);
     shm.mine = region((uint32_t)ferry_rt.local_rank);
     init_own_region();
+    /* its pages locked by their owner stay mapped for every rank (a locked
+     * page is not reclaimed at all) */
+    ferry_shm_keep_resident(shm.mine, shm.stride, "shm: receive rings");
     char val[64];
     snprintf(val, sizeof val, "%llx", (unsigned long long)(uintptr_t)shm.mine);
     ferry_boot_put("shm-addr", val);
