@@ -43,7 +43,7 @@ static long push_pieces;            /* OUT_PUSH pieces written (progress made wi
 static long sends_inflight;         /* send requests started, not complete, and cancels not answered */
 static uint32_t last_msg_id;        /* numbers cancellable messages (msg_id); 0 is never used */
 static struct out_op *op_pool;
-static size_t *eager_cap;           /* per world rank: largest eager message, 0 until first asked */
+static size_t *payload_cap;         /* per world rank: the transport's largest payload, 0 until asked */
 static int *rndv_to;                /* per world rank: rendezvous sends to it not yet done */
 static int *rndv_since;             /* per world rank: rendezvous sends to it started since the last
                                      * rendezvous receive from it was matched */
@@ -52,7 +52,7 @@ void ferry_proto_init(void)
 {
     ferry_ladder_init();
     queues = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *queues);
-    eager_cap = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *eager_cap);
+    payload_cap = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *payload_cap);
     rndv_to = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *rndv_to);
     rndv_since = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *rndv_since);
 }
@@ -61,8 +61,8 @@ void ferry_proto_finalize(void)
 {
     free(queues);
     queues = NULL;
-    free(eager_cap);
-    eager_cap = NULL;
+    free(payload_cap);
+    payload_cap = NULL;
     free(rndv_to);
     rndv_to = NULL;
     free(rndv_since);
@@ -74,16 +74,15 @@ void ferry_proto_finalize(void)
     }
 }
 
-/* Asked on every send: computed once per peer (the ladder and the
- * transport's packet size are fixed after MPI_Init) rather than through the
- * transport's ops table each time. */
+/* Asked on every send. The transport's packet size is fixed after MPI_Init,
+ * so it is asked once per peer rather than through the ops table each time;
+ * the ladder's limit is read each time, as MPIX_Ferry_p2p_set (ferry-tune)
+ * changes it at run time. */
 size_t ferry_proto_eager_max(int peer)
 {
-    if (FERRY_UNLIKELY(eager_cap[peer] == 0)) {
-        size_t mp = ferry_rt.peers[peer].tr->max_payload(peer);
-        eager_cap[peer] = ferry_ladder.eager_max < mp ? ferry_ladder.eager_max : mp;
-    }
-    return eager_cap[peer];
+    if (FERRY_UNLIKELY(payload_cap[peer] == 0))
+        payload_cap[peer] = ferry_rt.peers[peer].tr->max_payload(peer);
+    return FERRY_MIN(ferry_ladder.eager_max, payload_cap[peer]);
 }
 
 static void fill_envelope(struct ferry_pkt *p, const struct ferry_request *r, enum ferry_pkt_type type)
