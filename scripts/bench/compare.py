@@ -871,39 +871,53 @@ def cpu_model():
 
 # --------------------------------------------------------------------------
 
+def median_cells(tables):
+    """{(test, size): median} over several {(test, size): value} tables."""
+    import statistics
+    cells = {}
+    for t in tables:
+        for k, v in t.items():
+            cells.setdefault(k, []).append(v)
+    return {k: statistics.median(v) for k, v in cells.items()}
+
+
 def merge_rounds(lib, np_, outdir):
     """--rounds: the median of each (test, size) over lib's rounds at np_,
     written as <lib>-np<N>.csv (what a single run would have written)."""
-    import statistics
     rounds = lib.round_runs.get(np_, [])
-    cells = {}
-    for r in rounds:
-        for k, v in read_csv(r.csv).items():
-            cells.setdefault(k, []).append(v)
     run = Run(lib, np_)
     lib.runs[np_] = run
     bad = [r.status for r in rounds if not r.status.startswith("ok")]
     run.seconds = sum(r.seconds or 0 for r in rounds)
     run.command = rounds[0].command if rounds else None
     run.load = rounds[0].load if rounds else None
-    ok = len(rounds) - len(bad)
-    run.status = "ok, median of %d interleaved rounds (%.0fs)" % (ok, run.seconds) if not bad else \
+    run.status = "ok, median of %d interleaved rounds (%.0fs)" % (len(rounds), run.seconds) if not bad else \
         "%d of %d rounds: %s" % (len(bad), len(rounds), "; ".join(bad))
+    tables, units = [], {}
+    for r in rounds:
+        if not r.csv:
+            continue
+        table = {}
+        with open(r.csv, newline="") as f:
+            for row in csv.DictReader(f):
+                units[row["test"]] = row["unit"]
+                try:
+                    v = float(row["value"])
+                except (TypeError, ValueError):
+                    continue
+                if not math.isnan(v):
+                    table[(row["test"], int(row["size"]))] = v
+        tables.append(table)
+    cells = median_cells(tables)
     if not cells:
         return
-    units = {}
-    for r in rounds:
-        if r.csv:
-            with open(r.csv, newline="") as f:
-                for row in csv.DictReader(f):
-                    units[row["test"]] = row["unit"]
     path = os.path.join(outdir, "%s-np%d.csv" % (lib.key, np_))
+    order = lambda kv: (ALL_TESTS.index(kv[0][0]) if kv[0][0] in ALL_TESTS else 99, kv[0][0], kv[0][1])
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["library", "test", "size", "value", "unit"])
-        for (t, size), v in sorted(cells.items(), key=lambda kv: (ALL_TESTS.index(kv[0][0]) if kv[0][0] in
-                                                                  ALL_TESTS else 99, kv[0][0], kv[0][1])):
-            w.writerow([lib.key, t, size, "%.6g" % statistics.median(v), units.get(t, "")])
+        for (t, size), v in sorted(cells.items(), key=order):
+            w.writerow([lib.key, t, size, "%.6g" % v, units.get(t, "")])
     run.csv = path
 
 
@@ -911,7 +925,6 @@ def merge_runs(dirs, libs, nps_filter):
     """--merge: the median of each (library, np, test, size) over earlier --out
     directories; fills libs[].runs and returns (res, nps, machine csv)."""
     import re
-    import statistics
     seen = {}
     mach_csv = None
     for d in dirs:
@@ -929,11 +942,7 @@ def merge_runs(dirs, libs, nps_filter):
             got = seen.get((l.key, np_))
             if not got:
                 continue
-            cells = {}
-            for _, d in got:
-                for k, v in d.items():
-                    cells.setdefault(k, []).append(v)
-            res[(l.key, np_)] = {k: statistics.median(v) for k, v in cells.items()}
+            res[(l.key, np_)] = median_cells(d for _, d in got)
             run = Run(l, np_)
             run.status = "median over %d runs (%s)" % (len(got), ", ".join(os.path.basename(
                 os.path.normpath(d)) for d, _ in got))
