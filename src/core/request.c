@@ -1,7 +1,8 @@
 /* Request objects (see request.h). Freed requests go to a free list so the
  * message path does not call malloc, and each object keeps its handle for
  * life: the handle table is written once per object, not once per message
- * (a freed request is marked, so a stale handle still finds nothing). */
+ * (a freed request's handle field is MPI_REQUEST_NULL, so a stale handle
+ * still finds nothing). */
 #include "core/request.h"
 #include "core/comm.h"
 #include "core/datatype.h"
@@ -54,7 +55,7 @@ struct ferry_request *ferry_request_new(enum ferry_req_kind kind)
 struct ferry_request *ferry_request_get(MPI_Request h)
 {
     struct ferry_request *r = ferry_objtab_get(&table, h);
-    return r && !r->on_free_list ? r : NULL;
+    return r && r->handle == h ? r : NULL;
 }
 
 void ferry_request_setup(struct ferry_request *r, void *buf, size_t count, struct ferry_datatype *dt,
@@ -85,7 +86,6 @@ void ferry_request_free(struct ferry_request *r)
         r->user_freed = 1;
         return;
     }
-    r->on_free_list = 1;
     r->handle = MPI_REQUEST_NULL;
     if (r->comm)
         ferry_comm_release(r->comm);

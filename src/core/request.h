@@ -46,7 +46,6 @@ struct ferry_request {
     uint8_t persistent;      /* Send_init / Recv_init */
     uint8_t active;          /* persistent: started and not yet completed by Wait/Test */
     uint8_t user_freed;      /* Request_free on an active request: free on completion */
-    uint8_t on_free_list;    /* freed: its handle is stale */
     uint8_t cancel_pending;  /* send: CANCEL sent, reply not in yet; completion waits for it */
     uint8_t op_done;         /* send with a cancel pending: the transfer itself has finished */
     uint8_t greq_fortran;    /* FERRY_REQ_GREQ: the callbacks are Fortran subroutines
