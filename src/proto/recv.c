@@ -177,18 +177,21 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
         m = FERRY_MECH_CMA;
     /* Large messages both ways between the pair (an exchange, a
      * bidirectional stream, a ping-pong; see ferry_proto_rndv_both_ways):
-     * both directions through the rings, each core copying into
-     * its outgoing ring and out of its incoming one, from cache. Measured
-     * here, 32 KiB-2 MiB both ways: 14-30 GB/s summed, against 9-21 GB/s
-     * for two concurrent single-copy pulls (Open MPI 11-21), and ping-pong
-     * 2.6 against 3.9 us at 32 KiB, 72-81 against 104-112 us at 2 MiB,
-     * as the copies run from cache. A one-way stream keeps single copy. With a
-     * core per rank only: oversubscribed, the pipeline waits for the peer to
-     * be scheduled, a pull does not. FERRY_RNDV_BOTH_WAYS=0 turns it off. */
+     * with FERRY_RNDV_BOTH_WAYS=1, both directions through the rings, each
+     * core copying into its outgoing ring and out of its incoming one from
+     * cache. Off by default: measured here it was 1.3-1.5x faster while the
+     * VM's cores exchanged cache lines quickly (bibw 14-30 against 9-21 GB/s
+     * at 32 KiB-2 MiB), and 5-10x slower in its slow phases (1 MiB
+     * ping-pong 440 against 36 us), where single copy held its speed. Never
+     * oversubscribed: the pipeline waits for the peer to be scheduled. */
     int both = ferry_proto_rndv_both_ways(src_world);
     if (m != FERRY_MECH_PIPELINE && both && ferry_cfg.rndv_both_ways && !ferry_rt.oversubscribed &&
-        !ferry_ladder_forced())
+        !ferry_ladder_forced()) {
+        static int logged;
+        if (!logged++)
+            ferry_log(1, "rendezvous both ways with rank %d: through the rings (FERRY_RNDV_BOTH_WAYS)", src_world);
         m = FERRY_MECH_PIPELINE;
+    }
     switch (m) {
     case FERRY_MECH_SPLIT: {
         /* the sender writes the head [0, h), this rank pulls the tail; h on a
