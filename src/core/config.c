@@ -68,14 +68,15 @@ static const struct config_var vars[] = {
      "Rendezvous messages from this size up no longer use split single copy. -1: from the cost model."},
     {"FERRY_SPLIT_SHARE", &ferry_cfg.split_share, 50, 0, 100,
      "Split single copy: percent of the message the sender writes (the receiver pulls the rest)."},
-    {"FERRY_RNDV_BOTH_WAYS", &ferry_cfg.rndv_both_ways, 0, 0, 1,
-     "1: a rendezvous message from a peer this rank also sends rendezvous messages to (in flight, or started "
-     "since the last one it received from there: an exchange, a bidirectional stream, a ping-pong) goes "
-     "through the rings, not single copy. Off by default: on the development VM it won 1.3-1.5x while "
-     "cache-line transfers between the cores were fast (bibw 14-30 against 9-21 GB/s at 32 KiB-2 MiB, "
-     "2 MiB ping-pong 72-81 against 104-112 us), but lost 5-10x in the VM's slow phases (0-byte latency "
-     "0.38 instead of 0.10 us: 1 MiB ping-pong 440 us, bibw 2.4 GB/s), where single copy kept its speed. "
-     "Never when ranks outnumber CPUs or the thresholds are set by hand."},
+    {"FERRY_RNDV_BOTH_WAYS", &ferry_cfg.rndv_both_ways, -1, -1, 1,
+     "A rendezvous message from a peer this rank also sends rendezvous messages to (in flight, or started "
+     "since the last one it received from there: an exchange, a bidirectional stream, a ping-pong): -1 single "
+     "copy or the pipelined copy through the rings, whichever the receiver measured faster for that peer and "
+     "size class (it times messages received while no other from that peer is in progress, and retries the "
+     "slower mechanism every 20-640 ms); 1 always through the rings; 0 always as the ladder says (single "
+     "copy). On the development VM the rings won 1.5-2.5x while its cores exchanged cache lines quickly and "
+     "lost 5-10x in its slow phases (0-byte latency 0.38 instead of 0.10 us), where single copy kept its "
+     "speed. Never when ranks outnumber CPUs or the thresholds are set by hand."},
     {"FERRY_CMA_CHUNK", &ferry_cfg.cma_chunk, 512 * 1024, 4096, 1L << 40,
      "Bytes copied per process_vm_readv/writev call (bounded so other traffic keeps moving)."},
     {"FERRY_SPIN", &ferry_cfg.spin, 2000, 0, 1L << 40,

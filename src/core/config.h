@@ -14,7 +14,7 @@ struct ferry_config {
     long split_min;          /* rendezvous messages in [split_min, split_max) use split single copy */
     long split_max;
     long split_share;        /* split single copy: percent of the message the sender writes */
-    long rndv_both_ways;     /* rendezvous both ways between a pair: through the rings */
+    long rndv_both_ways;     /* rendezvous both ways between a pair: -1 measured, 1 rings, 0 single copy */
     const char *p2p_model;   /* point-to-point cost model file from ferry-tune --p2p ("": built in) */
     long shm_max_packet;     /* largest packet, header included */
     long eager_max;          /* largest message sent eagerly (-1: derived) */

@@ -50,7 +50,8 @@ struct ferry_request {
     uint8_t op_done;         /* send with a cancel pending: the transfer itself has finished */
     uint8_t greq_fortran;    /* FERRY_REQ_GREQ: the callbacks are Fortran subroutines
                               * (MPII_Grequest_set_lang_f77) */
-    uint8_t rndv_counted;    /* send: counted among the rendezvous sends to its peer in flight */
+    uint8_t rndv_counted;    /* send: counted among the rendezvous sends to its peer in flight;
+                              * recv: among the rendezvous receives from it (rndv_adapt.h) */
 
     /* arguments */
     void *buf;

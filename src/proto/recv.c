@@ -3,6 +3,7 @@
  * with single copy, or CTS and reassembly of DATA packets). */
 #include "proto/proto.h"
 #include "proto/ladder.h"
+#include "proto/rndv_adapt.h"
 #include "core/comm.h"
 #include "core/config.h"
 #include "core/datatype.h"
@@ -25,6 +26,8 @@ static void finish_recv(struct ferry_request *r, int src, int tag, size_t msg_by
 {
     size_t got = FERRY_MIN(msg_bytes, r->bytes);
     int err = msg_bytes > r->bytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    if (r->rndv_counted)
+        ferry_rndv_adapt_done(r);
     ferry_status_set(&r->status, src, tag, err, got, 0);
     ferry_request_complete(r);
 }
@@ -177,20 +180,22 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
         m = FERRY_MECH_CMA;
     /* Large messages both ways between the pair (an exchange, a
      * bidirectional stream, a ping-pong; see ferry_proto_rndv_both_ways):
-     * with FERRY_RNDV_BOTH_WAYS=1, both directions through the rings, each
-     * core copying into its outgoing ring and out of its incoming one from
-     * cache. Off by default: measured here it was 1.3-1.5x faster while the
-     * VM's cores exchanged cache lines quickly (bibw 14-30 against 9-21 GB/s
-     * at 32 KiB-2 MiB), and 5-10x slower in its slow phases (1 MiB
-     * ping-pong 440 against 36 us), where single copy held its speed. Never
-     * oversubscribed: the pipeline waits for the peer to be scheduled. */
+     * single copy or both directions through the rings, each core copying
+     * into its outgoing ring and out of its incoming one from cache. Which
+     * is faster changes with the VM's phases (rndv_adapt.h), so by default
+     * it is measured; FERRY_RNDV_BOTH_WAYS=1 always takes the rings, 0 never.
+     * Never oversubscribed: the pipeline waits for the peer to be scheduled. */
     int both = ferry_proto_rndv_both_ways(src_world);
-    if (m != FERRY_MECH_PIPELINE && both && ferry_cfg.rndv_both_ways && !ferry_rt.oversubscribed &&
-        !ferry_ladder_forced()) {
-        static int logged;
-        if (!logged++)
-            ferry_log(1, "rendezvous both ways with rank %d: through the rings (FERRY_RNDV_BOTH_WAYS)", src_world);
-        m = FERRY_MECH_PIPELINE;
+    if (m != FERRY_MECH_PIPELINE && !ferry_rt.oversubscribed && !ferry_ladder_forced()) {
+        if (ferry_cfg.rndv_both_ways < 0) {
+            m = ferry_rndv_adapt_choose(r, bytes, m, both);
+        } else if (both && ferry_cfg.rndv_both_ways) {
+            static int logged;
+            if (!logged++)
+                ferry_log(1, "rendezvous both ways with rank %d: through the rings (FERRY_RNDV_BOTH_WAYS)",
+                          src_world);
+            m = FERRY_MECH_PIPELINE;
+        }
     }
     switch (m) {
     case FERRY_MECH_SPLIT: {

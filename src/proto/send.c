@@ -8,6 +8,7 @@
  * moves it out as space frees up. */
 #include "proto/proto.h"
 #include "proto/ladder.h"
+#include "proto/rndv_adapt.h"
 #include "core/comm.h"
 #include "core/config.h"
 #include "core/datatype.h"
@@ -51,6 +52,7 @@ static int *rndv_since;             /* per world rank: rendezvous sends to it st
 void ferry_proto_init(void)
 {
     ferry_ladder_init();
+    ferry_rndv_adapt_init();
     queues = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *queues);
     payload_cap = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *payload_cap);
     rndv_to = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *rndv_to);
@@ -59,6 +61,7 @@ void ferry_proto_init(void)
 
 void ferry_proto_finalize(void)
 {
+    ferry_rndv_adapt_finalize();
     free(queues);
     queues = NULL;
     free(payload_cap);

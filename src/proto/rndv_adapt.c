@@ -1,0 +1,152 @@
+/* Rendezvous both ways: single copy or the pipeline, by measurement (see
+ * rndv_adapt.h for why).
+ *
+ * What is timed: from the moment the receiver matched the RTS (and chose)
+ * to the receive's completion, for a receive that started while no other
+ * rendezvous receive from that peer was in progress, so that the time is
+ * the message's own and not a queue's. In an exchange or a ping-pong every
+ * message qualifies; in a windowed stream the first of each window does.
+ * Per peer and size class (powers of two) the cost per byte of each
+ * mechanism is kept; the cheaper one is used, and the other is tried again
+ * once it has gone unmeasured for `gap` seconds. A retry that confirms the
+ * loser lost by more than 2x doubles the gap (up to GAP_MAX), which bounds
+ * the price of retrying a mechanism that is far slower in the current
+ * phase to a few percent of the time spent in such messages. */
+#include "proto/rndv_adapt.h"
+#include "core/config.h"
+#include "core/request.h"
+#include "core/runtime.h"
+#include "core/util.h"
+#include <stdlib.h>
+#include <time.h>
+
+enum { SINGLE, PIPE };
+#define CLASS_MIN 15   /* 32 KiB: below, rendezvous messages share the first class */
+#define CLASSES 12     /* up to 64 MiB; larger ones share the last class */
+#define GAP_MIN 0.02   /* seconds a mechanism may go unmeasured before it is tried again */
+#define GAP_MAX 0.64
+
+struct adapt_class {
+    double cost[2];   /* seconds per byte, SINGLE and PIPE; valid once when[] is set */
+    double when[2];   /* when each was last measured (0: never) */
+    double gap;       /* current retry gap for the mechanism not in use */
+    int last_best;    /* the cheaper one at the last measurement */
+    int reported;     /* the comparison was logged */
+};
+
+struct adapt_peer {
+    int inflight;                  /* counted rendezvous receives from this peer in progress */
+    struct ferry_request *timed;   /* the receive being timed, if any */
+    double t0;
+    size_t bytes;
+    int which, cls;
+    int retry;                     /* it retries the mechanism not in use */
+    int reports;                   /* comparisons logged (FERRY_VERBOSE), at most 8 */
+    struct adapt_class cls_state[CLASSES];
+};
+
+static struct adapt_peer **peers;   /* per world rank, allocated on first use */
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void ferry_rndv_adapt_init(void)
+{
+    peers = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *peers);
+}
+
+void ferry_rndv_adapt_finalize(void)
+{
+    if (!peers)
+        return;
+    for (int i = 0; i < ferry_rt.world_size; i++)
+        free(peers[i]);
+    free(peers);
+    peers = NULL;
+}
+
+static int size_class(size_t bytes)
+{
+    int c = 0;
+    while (c < CLASSES - 1 && bytes >= ((size_t)1 << (CLASS_MIN + c + 1)))
+        c++;
+    return c;
+}
+
+enum ferry_mech ferry_rndv_adapt_choose(struct ferry_request *r, size_t bytes, enum ferry_mech single, int both)
+{
+    int peer = r->world_peer;
+    struct adapt_peer *p = peers[peer];
+    if (!p) {
+        p = peers[peer] = ferry_xcalloc(1, sizeof *p);
+        for (int c = 0; c < CLASSES; c++)
+            p->cls_state[c].gap = GAP_MIN;
+    }
+    int isolated = p->inflight == 0 && !p->timed;
+    r->rndv_counted = 1;
+    p->inflight++;
+    if (!both)
+        return single;
+    int cls = size_class(bytes);
+    struct adapt_class *a = &p->cls_state[cls];
+    double t = now();
+    int pick, retry = 0;
+    if (!a->when[SINGLE] || !a->when[PIPE]) {
+        /* unmeasured: single copy (the ladder's choice) until it is timed, then the pipeline once */
+        pick = isolated && a->when[SINGLE] ? PIPE : SINGLE;
+    } else {
+        int best = a->cost[PIPE] < a->cost[SINGLE] ? PIPE : SINGLE;
+        retry = isolated && t - a->when[!best] > a->gap;
+        pick = retry ? !best : best;
+    }
+    if (isolated) {
+        p->timed = r;
+        p->t0 = t;
+        p->bytes = bytes;
+        p->which = pick;
+        p->cls = cls;
+        p->retry = retry;
+    }
+    return pick == PIPE ? FERRY_MECH_PIPELINE : single;
+}
+
+void ferry_rndv_adapt_done(struct ferry_request *r)
+{
+    r->rndv_counted = 0;
+    struct adapt_peer *p = peers[r->world_peer];
+    p->inflight--;
+    if (p->timed != r)
+        return;
+    p->timed = NULL;
+    double t = now();
+    struct adapt_class *a = &p->cls_state[p->cls];
+    int w = p->which;
+    double cost = (t - p->t0) / (double)p->bytes;
+    int retry = p->retry;
+    if (!a->when[w] || retry)
+        a->cost[w] = cost;   /* an old value says nothing about the current phase */
+    else
+        a->cost[w] = 0.75 * a->cost[w] + 0.25 * cost;
+    a->when[w] = t;
+    if (retry && a->when[!w]) {
+        if (a->cost[w] > 2 * a->cost[!w])
+            a->gap = a->gap * 2 < GAP_MAX ? a->gap * 2 : GAP_MAX;
+        else
+            a->gap = GAP_MIN;
+    }
+    /* report the first comparison and the changes of the winner (a few per peer) */
+    int best = a->cost[PIPE] < a->cost[SINGLE] ? PIPE : SINGLE;
+    if (a->when[!w] && (!a->reported || best != a->last_best) && p->reports < 8) {
+        p->reports++;
+        a->reported = 1;
+        static const char *const what[2] = {"single copy", "the rings"};
+        ferry_log(1, "rendezvous both ways with rank %d at %zu bytes: %s (%.0f ns/KiB) rather than %s (%.0f ns/KiB)",
+                  r->world_peer, p->bytes, what[best], a->cost[best] * 1024e9, what[!best],
+                  a->cost[!best] * 1024e9);
+    }
+    a->last_best = best;
+}
