@@ -753,6 +753,8 @@ int main(int argc, char **argv)
     if (opt.min_size > opt.max_size) die("--min-size above --max-size%s", "");
     if (!opt.coll_min_set && opt.min_set) opt.coll_min_size = opt.min_size;
     if (!opt.coll_max_set && opt.max_set) opt.coll_max_size = opt.max_size;
+    /* a small --max-size alone (a point-to-point run) must not trip over the collectives' default minimum */
+    if (!opt.coll_min_set && opt.coll_min_size > opt.coll_max_size) opt.coll_min_size = opt.coll_max_size;
     if (opt.coll_min_size > opt.coll_max_size) die("--coll-min-size above --coll-max-size%s", "");
     if (opt.min_iters < 1) die("--min-iters must be >= 1%s", "");
     if (opt.test_interval <= 0.0) die("--test-interval must be > 0%s", "");
