@@ -4,6 +4,7 @@
 #define FERRY_UTIL_H
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define FERRY_CACHELINE 64
 #define FERRY_LIKELY(x)   __builtin_expect(!!(x), 1)
@@ -25,6 +26,14 @@ extern int ferry_verbose;
 
 /* FNV-1a of a NUL-terminated string, started from `seed` mixed into the
  * offset basis (to tell apart hashes of the same string for different uses). */
+/* Seconds on the monotonic clock (MPI_Wtime, and the protocol's own timing). */
+static inline double ferry_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static inline uint32_t ferry_hash_str(const char *str, uint32_t seed)
 {
     uint32_t h = 2166136261u ^ seed;

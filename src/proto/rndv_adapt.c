@@ -18,7 +18,6 @@
 #include "core/runtime.h"
 #include "core/util.h"
 #include <stdlib.h>
-#include <time.h>
 
 enum { SINGLE, PIPE };
 #define CLASS_MIN 15   /* 32 KiB: below, rendezvous messages share the first class */
@@ -46,13 +45,6 @@ struct adapt_peer {
 };
 
 static struct adapt_peer **peers;   /* per world rank, allocated on first use */
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void ferry_rndv_adapt_init(void)
 {
@@ -86,31 +78,33 @@ enum ferry_mech ferry_rndv_adapt_choose(struct ferry_request *r, size_t bytes, e
         for (int c = 0; c < CLASSES; c++)
             p->cls_state[c].gap = GAP_MIN;
     }
-    int isolated = p->inflight == 0 && !p->timed;
+    /* the receive being timed is counted too: none in progress means none timed */
+    int isolated = p->inflight == 0;
     r->rndv_counted = 1;
     p->inflight++;
     if (!both)
         return single;
     int cls = size_class(bytes);
     struct adapt_class *a = &p->cls_state[cls];
-    double t = now();
-    int pick, retry = 0;
-    if (!a->when[SINGLE] || !a->when[PIPE]) {
-        /* unmeasured: single copy (the ladder's choice) until it is timed, then the pipeline once */
-        pick = isolated && a->when[SINGLE] ? PIPE : SINGLE;
+    int measured = a->when[SINGLE] && a->when[PIPE];
+    int best = measured && a->cost[PIPE] < a->cost[SINGLE] ? PIPE : SINGLE;
+    if (!isolated)   /* not timed: the cheaper one (single copy until both were timed) */
+        return best == PIPE ? FERRY_MECH_PIPELINE : single;
+    double t = ferry_now();
+    int retry = 0, pick;
+    if (!measured) {
+        /* single copy (the ladder's choice) until it is timed, then the pipeline once */
+        pick = a->when[SINGLE] ? PIPE : SINGLE;
     } else {
-        int best = a->cost[PIPE] < a->cost[SINGLE] ? PIPE : SINGLE;
-        retry = isolated && t - a->when[!best] > a->gap;
+        retry = t - a->when[!best] > a->gap;
         pick = retry ? !best : best;
     }
-    if (isolated) {
-        p->timed = r;
-        p->t0 = t;
-        p->bytes = bytes;
-        p->which = pick;
-        p->cls = cls;
-        p->retry = retry;
-    }
+    p->timed = r;
+    p->t0 = t;
+    p->bytes = bytes;
+    p->which = pick;
+    p->cls = cls;
+    p->retry = retry;
     return pick == PIPE ? FERRY_MECH_PIPELINE : single;
 }
 
@@ -122,7 +116,7 @@ void ferry_rndv_adapt_done(struct ferry_request *r)
     if (p->timed != r)
         return;
     p->timed = NULL;
-    double t = now();
+    double t = ferry_now();
     struct adapt_class *a = &p->cls_state[p->cls];
     int w = p->which;
     double cost = (t - p->t0) / (double)p->bytes;
