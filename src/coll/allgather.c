@@ -9,20 +9,40 @@ static void own_block(struct ferry_sched *s, const struct ferry_coll_args *a, vo
         sched_copy(s, a->sbuf, a->scount, a->sdt, dst, rcount, a->rdt);
 }
 
+/* The first step sends this rank's own block straight from the send buffer
+ * and copies it into the receive buffer while the message is in flight:
+ * the copy overlaps the transfer, and the peer reads the send buffer, not
+ * the block this rank is writing (single copy from the receive buffer made
+ * the 2-rank allgather at 128 KiB take 30 us against 16 for the exchange:
+ * the copy into lines the peer had just read). */
+static void send_own_block(struct ferry_sched *s, const struct ferry_coll_args *a, int to)
+{
+    if (a->sbuf != MPI_IN_PLACE)
+        sched_send(s, a->sbuf, a->scount, a->sdt, to);
+    else
+        sched_send(s, blk(a->rbuf, (size_t)s->rank, a->rcount, a->rdt), a->rcount, a->rdt, to);
+}
+
 /* Ring: in step i pass block r - i to the right, receive block r - i - 1
  * from the left. n - 1 steps, bandwidth-optimal; works on the receive
  * buffer directly. */
 int allgather_ring(struct ferry_sched *s, const struct ferry_coll_args *a)
 {
     int n = s->size, r = s->rank;
-    own_block(s, a, blk(a->rbuf, (size_t)r, a->rcount, a->rdt), a->rcount);
     int right = (r + 1) % n, left = (r - 1 + n) % n;
     for (int i = 0; i < n - 1; i++) {
         int sb = (r - i + n) % n, rb = (r - i - 1 + n) % n;
-        sched_send(s, blk(a->rbuf, (size_t)sb, a->rcount, a->rdt), a->rcount, a->rdt, right);
+        if (i == 0)
+            send_own_block(s, a, right);
+        else
+            sched_send(s, blk(a->rbuf, (size_t)sb, a->rcount, a->rdt), a->rcount, a->rdt, right);
         sched_recv(s, blk(a->rbuf, (size_t)rb, a->rcount, a->rdt), a->rcount, a->rdt, left);
+        if (i == 0)
+            own_block(s, a, blk(a->rbuf, (size_t)r, a->rcount, a->rdt), a->rcount);
         sched_fence(s);
     }
+    if (n == 1)
+        own_block(s, a, blk(a->rbuf, (size_t)r, a->rcount, a->rdt), a->rcount);
     return MPI_SUCCESS;
 }
 
@@ -31,14 +51,20 @@ int allgather_ring(struct ferry_sched *s, const struct ferry_coll_args *a)
 int allgather_rd(struct ferry_sched *s, const struct ferry_coll_args *a)
 {
     int n = s->size, r = s->rank;
-    own_block(s, a, blk(a->rbuf, (size_t)r, a->rcount, a->rdt), a->rcount);
     for (int mask = 1; mask < n; mask <<= 1) {
         int partner = r ^ mask;
         size_t mine = (size_t)(r & ~(mask - 1)), theirs = (size_t)(partner & ~(mask - 1));
-        sched_send(s, blk(a->rbuf, mine, a->rcount, a->rdt), (size_t)mask * a->rcount, a->rdt, partner);
+        if (mask == 1)
+            send_own_block(s, a, partner);
+        else
+            sched_send(s, blk(a->rbuf, mine, a->rcount, a->rdt), (size_t)mask * a->rcount, a->rdt, partner);
         sched_recv(s, blk(a->rbuf, theirs, a->rcount, a->rdt), (size_t)mask * a->rcount, a->rdt, partner);
+        if (mask == 1)
+            own_block(s, a, blk(a->rbuf, (size_t)r, a->rcount, a->rdt), a->rcount);
         sched_fence(s);
     }
+    if (n == 1)
+        own_block(s, a, blk(a->rbuf, (size_t)r, a->rcount, a->rdt), a->rcount);
     return MPI_SUCCESS;
 }
 

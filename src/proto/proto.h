@@ -45,6 +45,8 @@ int ferry_proto_pulling(void);
  * in flight, or it started one since the previous such receive: an exchange,
  * a bidirectional stream, a ping-pong). */
 int ferry_proto_rndv_both_ways(int peer);
+/* Rendezvous sends to world rank `peer` from this rank not yet done. */
+int ferry_proto_rndv_sends_to(int peer);
 /* Advance single-copy pulls by one piece each; returns how many are active. */
 int ferry_proto_progress_pulls(void);
 /* Push queued packets into transports; returns how many went out. */

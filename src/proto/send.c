@@ -134,6 +134,11 @@ long ferry_proto_sends_queued(void)
     return queued_ops;
 }
 
+int ferry_proto_rndv_sends_to(int peer)
+{
+    return rndv_to[peer];
+}
+
 int ferry_proto_rndv_both_ways(int peer)
 {
     int both = rndv_to[peer] > 0 || rndv_since[peer] > 0;
@@ -145,7 +150,8 @@ static void rndv_uncount(struct ferry_request *r)
 {
     if (r->rndv_counted) {
         r->rndv_counted = 0;
-        rndv_to[r->world_peer]--;
+        if (!--rndv_to[r->world_peer])
+            ferry_rndv_adapt_sends_done(r->world_peer);
     }
 }
 
