@@ -72,13 +72,16 @@ static void linear(struct ferry_sched *s, const struct xfer *x)
 static void pairwise(struct ferry_sched *s, const struct xfer *x)
 {
     int n = s->size, r = s->rank;
-    sched_copy(s, x[r].sp, x[r].sc, x[r].st, x[r].rp, x[r].rc, x[r].rt);
     for (int k = 1; k < n; k++) {
         int to = (r + k) % n, from = (r - k + n) % n;
         sched_recv(s, x[from].rp, x[from].rc, x[from].rt, from);
         sched_send(s, x[to].sp, x[to].sc, x[to].st, to);
+        if (k == 1)   /* this rank's own block, while the first pair is in flight */
+            sched_copy(s, x[r].sp, x[r].sc, x[r].st, x[r].rp, x[r].rc, x[r].rt);
         sched_fence(s);
     }
+    if (n == 1)
+        sched_copy(s, x[r].sp, x[r].sc, x[r].st, x[r].rp, x[r].rc, x[r].rt);
 }
 
 int alltoall_linear(struct ferry_sched *s, const struct ferry_coll_args *a)
