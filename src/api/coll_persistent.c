@@ -33,6 +33,11 @@ struct pcoll {
     unsigned char csz, sdsz, rdsz;
 };
 
+/* element sizes of the count and displacement arrays: int in the C forms,
+ * MPI_Count in the _c forms */
+#define INT_ARRAYS .csz = sizeof(int), .sdsz = sizeof(int), .rdsz = sizeof(int)
+#define COUNT_ARRAYS .csz = sizeof(MPI_Count), .sdsz = sizeof(MPI_Count), .rdsz = sizeof(MPI_Count)
+
 /* Copies are laid out on 8-byte boundaries, so that MPI_Count arrays after
  * an int array stay aligned. */
 static size_t padded(size_t n)
@@ -229,7 +234,8 @@ int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.shape = PC_ALL, .csz = 4, .sdsz = 4, .rdsz = 4, .start = start_allgatherv_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+    struct pcoll a = {.shape = PC_ALL, INT_ARRAYS,
+                      .start = start_allgatherv_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
                       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .comm = comm};
     return make(&a, info, request, "MPI_Allgatherv_init");
 }
@@ -246,7 +252,8 @@ int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Dataty
                                   MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.shape = PC_NEIGHBOR, .csz = 4, .sdsz = 4, .rdsz = 4, .start = start_neighbor_allgatherv_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+    struct pcoll a = {.shape = PC_NEIGHBOR, INT_ARRAYS,
+                      .start = start_neighbor_allgatherv_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
                       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .comm = comm};
     return make(&a, info, request, "MPI_Neighbor_allgatherv_init");
 }
@@ -263,7 +270,8 @@ int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.shape = PC_ROOT_RECV, .csz = 4, .sdsz = 4, .rdsz = 4, .start = start_gatherv_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+    struct pcoll a = {.shape = PC_ROOT_RECV, INT_ARRAYS,
+                      .start = start_gatherv_init, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
                       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .root = root,
                       .comm = comm};
     return make(&a, info, request, "MPI_Gatherv_init");
@@ -281,7 +289,8 @@ int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int di
                        MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.shape = PC_ROOT_SEND, .csz = 4, .sdsz = 4, .rdsz = 4, .start = start_scatterv_init, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs,
+    struct pcoll a = {.shape = PC_ROOT_SEND, INT_ARRAYS,
+                      .start = start_scatterv_init, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs,
                       .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root,
                       .comm = comm};
     return make(&a, info, request, "MPI_Scatterv_init");
@@ -299,7 +308,8 @@ int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int s
                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.shape = PC_ALL, .csz = 4, .sdsz = 4, .rdsz = 4, .start = start_alltoallv_init, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
+    struct pcoll a = {.shape = PC_ALL, INT_ARRAYS,
+                      .start = start_alltoallv_init, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
                       .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype,
                       .comm = comm};
     return make(&a, info, request, "MPI_Alltoallv_init");
@@ -317,7 +327,8 @@ int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], co
                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.shape = PC_NEIGHBOR, .csz = 4, .sdsz = 4, .rdsz = 4, .start = start_neighbor_alltoallv_init, .sbuf = sendbuf, .scounts = sendcounts,
+    struct pcoll a = {.shape = PC_NEIGHBOR, INT_ARRAYS,
+                      .start = start_neighbor_alltoallv_init, .sbuf = sendbuf, .scounts = sendcounts,
                       .sdispls = sdispls, .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,
                       .rdispls = rdispls, .rtype = recvtype, .comm = comm};
     return make(&a, info, request, "MPI_Neighbor_alltoallv_init");
@@ -335,7 +346,8 @@ int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int s
                         const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.shape = PC_ALL, .csz = 4, .sdsz = 4, .rdsz = 4, .start = start_alltoallw_init, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
+    struct pcoll a = {.shape = PC_ALL, INT_ARRAYS,
+                      .start = start_alltoallw_init, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
                       .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls,
                       .rtypes = recvtypes, .comm = comm};
     return make(&a, info, request, "MPI_Alltoallw_init");
@@ -354,7 +366,8 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], co
                                  MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.shape = PC_NEIGHBOR, .csz = 4, .sdsz = 8, .rdsz = 8, .start = start_neighbor_alltoallw_init, .sbuf = sendbuf, .scounts = sendcounts,
+    struct pcoll a = {.shape = PC_NEIGHBOR, .csz = sizeof(int), .sdsz = sizeof(MPI_Aint), .rdsz = sizeof(MPI_Aint),
+                      .start = start_neighbor_alltoallw_init, .sbuf = sendbuf, .scounts = sendcounts,
                       .sdispls = sdispls, .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts,
                       .rdispls = rdispls, .rtypes = recvtypes, .comm = comm};
     return make(&a, info, request, "MPI_Neighbor_alltoallw_init");
@@ -445,7 +458,8 @@ int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvc
                              MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.shape = PC_LOCAL_RECV, .csz = 4, .sdsz = 4, .rdsz = 4, .start = start_reduce_scatter_init, .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts,
+    struct pcoll a = {.shape = PC_LOCAL_RECV, INT_ARRAYS,
+                      .start = start_reduce_scatter_init, .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts,
                       .rtype = datatype, .op = op, .comm = comm};
     return make(&a, info, request, "MPI_Reduce_scatter_init");
 }
@@ -573,7 +587,8 @@ int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
                            MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.shape = PC_ALL, .csz = 8, .sdsz = 8, .rdsz = 8, .start = start_allgatherv_init_c, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+    struct pcoll a = {.shape = PC_ALL, COUNT_ARRAYS,
+                      .start = start_allgatherv_init_c, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
                       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .comm = comm};
     return make(&a, info, request, "MPI_Allgatherv_init_c");
 }
@@ -590,7 +605,8 @@ int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MP
                                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.shape = PC_NEIGHBOR, .csz = 8, .sdsz = 8, .rdsz = 8, .start = start_neighbor_allgatherv_init_c, .sbuf = sendbuf, .scount = sendcount,
+    struct pcoll a = {.shape = PC_NEIGHBOR, COUNT_ARRAYS,
+                      .start = start_neighbor_allgatherv_init_c, .sbuf = sendbuf, .scount = sendcount,
                       .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype,
                       .comm = comm};
     return make(&a, info, request, "MPI_Neighbor_allgatherv_init_c");
@@ -608,7 +624,8 @@ int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.shape = PC_ROOT_RECV, .csz = 8, .sdsz = 8, .rdsz = 8, .start = start_gatherv_init_c, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+    struct pcoll a = {.shape = PC_ROOT_RECV, COUNT_ARRAYS,
+                      .start = start_gatherv_init_c, .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
                       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .root = root,
                       .comm = comm};
     return make(&a, info, request, "MPI_Gatherv_init_c");
@@ -626,7 +643,8 @@ int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
                          MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.shape = PC_ROOT_SEND, .csz = 8, .sdsz = 8, .rdsz = 8, .start = start_scatterv_init_c, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs,
+    struct pcoll a = {.shape = PC_ROOT_SEND, COUNT_ARRAYS,
+                      .start = start_scatterv_init_c, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs,
                       .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root,
                       .comm = comm};
     return make(&a, info, request, "MPI_Scatterv_init_c");
@@ -644,7 +662,8 @@ int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], con
                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.shape = PC_ALL, .csz = 8, .sdsz = 8, .rdsz = 8, .start = start_alltoallv_init_c, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
+    struct pcoll a = {.shape = PC_ALL, COUNT_ARRAYS,
+                      .start = start_alltoallv_init_c, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
                       .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype,
                       .comm = comm};
     return make(&a, info, request, "MPI_Alltoallv_init_c");
@@ -664,7 +683,8 @@ int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcoun
                                    MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.shape = PC_NEIGHBOR, .csz = 8, .sdsz = 8, .rdsz = 8, .start = start_neighbor_alltoallv_init_c, .sbuf = sendbuf, .scounts = sendcounts,
+    struct pcoll a = {.shape = PC_NEIGHBOR, COUNT_ARRAYS,
+                      .start = start_neighbor_alltoallv_init_c, .sbuf = sendbuf, .scounts = sendcounts,
                       .sdispls = sdispls, .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,
                       .rdispls = rdispls, .rtype = recvtype, .comm = comm};
     return make(&a, info, request, "MPI_Neighbor_alltoallv_init_c");
@@ -683,7 +703,8 @@ int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], con
                           MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.shape = PC_ALL, .csz = 8, .sdsz = 8, .rdsz = 8, .start = start_alltoallw_init_c, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
+    struct pcoll a = {.shape = PC_ALL, COUNT_ARRAYS,
+                      .start = start_alltoallw_init_c, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
                       .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls,
                       .rtypes = recvtypes, .comm = comm};
     return make(&a, info, request, "MPI_Alltoallw_init_c");
@@ -703,7 +724,8 @@ int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcoun
                                    MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.shape = PC_NEIGHBOR, .csz = 8, .sdsz = 8, .rdsz = 8, .start = start_neighbor_alltoallw_init_c, .sbuf = sendbuf, .scounts = sendcounts,
+    struct pcoll a = {.shape = PC_NEIGHBOR, COUNT_ARRAYS,
+                      .start = start_neighbor_alltoallw_init_c, .sbuf = sendbuf, .scounts = sendcounts,
                       .sdispls = sdispls, .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts,
                       .rdispls = rdispls, .rtypes = recvtypes, .comm = comm};
     return make(&a, info, request, "MPI_Neighbor_alltoallw_init_c");
@@ -794,7 +816,8 @@ int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Cou
                                MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     FERRY_API_ENTER();
-    struct pcoll a = {.shape = PC_LOCAL_RECV, .csz = 8, .sdsz = 8, .rdsz = 8, .start = start_reduce_scatter_init_c, .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts,
+    struct pcoll a = {.shape = PC_LOCAL_RECV, COUNT_ARRAYS,
+                      .start = start_reduce_scatter_init_c, .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts,
                       .rtype = datatype, .op = op, .comm = comm};
     return make(&a, info, request, "MPI_Reduce_scatter_init_c");
 }

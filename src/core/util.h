@@ -24,8 +24,6 @@ void ferry_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1
 void ferry_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 extern int ferry_verbose;
 
-/* FNV-1a of a NUL-terminated string, started from `seed` mixed into the
- * offset basis (to tell apart hashes of the same string for different uses). */
 /* Seconds on the monotonic clock (MPI_Wtime, and the protocol's own timing). */
 static inline double ferry_now(void)
 {
@@ -34,6 +32,8 @@ static inline double ferry_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* FNV-1a of a NUL-terminated string, started from `seed` mixed into the
+ * offset basis (to tell apart hashes of the same string for different uses). */
 static inline uint32_t ferry_hash_str(const char *str, uint32_t seed)
 {
     uint32_t h = 2166136261u ^ seed;

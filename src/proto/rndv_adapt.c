@@ -5,8 +5,9 @@
  * to the receive's completion, or to that of this rank's rendezvous sends
  * to the same peer if those end later (an exchange), for a receive that
  * started while no other rendezvous receive from that peer was in
- * progress, so that the time is the message's own and not a queue's. In an exchange or a ping-pong every
- * message qualifies; in a windowed stream the first of each window does.
+ * progress, so that the time is the message's own and not a queue's. In
+ * an exchange or a ping-pong every message qualifies; in a windowed stream
+ * the first of each window does.
  * Per peer and size class (powers of two) the cost per byte of each
  * mechanism is kept; the cheaper one is used, and the other is tried again
  * once it has gone unmeasured for `gap` seconds. A retry that confirms the
@@ -16,10 +17,10 @@
  *
  * A mechanism is (re)measured with a burst of BURST timed messages, and the
  * cheapest of them counts: the first message after a switch is often cold
- * (the rings' or the target's lines elsewhere; a 128 KiB exchange through the
- * rings measured 474 ns/KiB cold, against 287 for single copy and about 55
- * for the rings warm),
- * and one cold sample per retry kept the faster mechanism from ever winning. */
+ * (the rings' or the target's lines elsewhere; a 128 KiB exchange through
+ * the rings measured 474 ns/KiB cold, against 287 for single copy and about
+ * 55 for the rings warm), and one cold sample per retry kept the faster
+ * mechanism from ever winning. */
 #include "proto/rndv_adapt.h"
 #include "core/config.h"
 #include "core/request.h"
@@ -52,7 +53,6 @@ struct adapt_peer {
     double t0;
     size_t bytes;
     int which, cls;
-    int retry;                     /* it retries the mechanism not in use */
     int exchange;                  /* the timed receive is done; the sample ends when this
                                     * rank's rendezvous sends to the peer are done too */
     int reports;                   /* comparisons logged (FERRY_VERBOSE), at most 8 */
@@ -122,14 +122,12 @@ enum ferry_mech ferry_rndv_adapt_choose(struct ferry_request *r, size_t bytes, e
             a->burst_min = 0;
         }
     }
-    int retry = a->burst_left > 0;
-    int pick = retry ? a->burst_mech : best;
+    int pick = a->burst_left ? a->burst_mech : best;
     p->timed = r;
     p->t0 = t;
     p->bytes = bytes;
     p->which = pick;
     p->cls = cls;
-    p->retry = retry;
     return pick == PIPE ? FERRY_MECH_PIPELINE : single;
 }
 
@@ -141,7 +139,9 @@ static void sample_done(struct adapt_peer *p, int peer, double t)
     struct adapt_class *a = &p->cls_state[p->cls];
     int w = p->which;
     double cost = (t - p->t0) / (double)p->bytes;
-    if (p->retry) {
+    /* a burst in progress is this sample's: no other timed sample of the
+     * peer starts before this one ends */
+    if (a->burst_left) {
         if (!a->burst_min || cost < a->burst_min)
             a->burst_min = cost;
         if (--a->burst_left)
