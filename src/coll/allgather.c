@@ -11,10 +11,12 @@ static void own_block(struct ferry_sched *s, const struct ferry_coll_args *a, vo
 
 /* The first step of ring and recursive doubling: send this rank's block to
  * `to` (straight from the send buffer) and receive block `from` from rank
- * `from`, copying the own block into place while both are in flight rather
- * than before them, and leaving the send buffer, not a block this rank is
- * writing, for the peer to read (2-rank allgather of 128 KiB with single
- * copy: 21.5 us against 28-30 with the copy first). One rank: the copy. */
+ * `from`, then copy the own block into place. The peer reads the send
+ * buffer, not a block this rank is writing (2-rank allgather of 128 KiB with
+ * single copy: 21.5 us against 28-30 with the copy first). The copy waits
+ * for the pair: a single-copy receive is this rank's own work, so the copy
+ * cannot hide behind it; run alongside (sched_copy_overlap) it measured
+ * slower at 16-64 KiB in interleaved runs. One rank: the copy. */
 static void first_step(struct ferry_sched *s, const struct ferry_coll_args *a, int to, int from)
 {
     void *mine = blk(a->rbuf, (size_t)s->rank, a->rcount, a->rdt);

@@ -76,7 +76,7 @@ static void pairwise(struct ferry_sched *s, const struct xfer *x)
         int to = (r + k) % n, from = (r - k + n) % n;
         sched_recv(s, x[from].rp, x[from].rc, x[from].rt, from);
         sched_send(s, x[to].sp, x[to].sc, x[to].st, to);
-        if (k == 1)   /* this rank's own block, while the first pair is in flight */
+        if (k == 1)   /* this rank's own block, once the first pair is in */
             sched_copy(s, x[r].sp, x[r].sc, x[r].st, x[r].rp, x[r].rc, x[r].rt);
         sched_fence(s);
     }

@@ -27,9 +27,22 @@ int gather_linear(struct ferry_sched *s, const struct ferry_coll_args *a)
     return MPI_SUCCESS;
 }
 
+/* The root's child (by its relative rank, a power of two) whose subtree's
+ * blocks do not lie in one run of the root's buffer because they wrap past
+ * rank n - 1; 0 if none. At most one subtree straddles that point. */
+static int wrapping_child(int root, int n)
+{
+    for (int mask = 1; mask < n; mask <<= 1)
+        if ((root + mask) % n + subtree(mask, n) > n)
+            return mask;
+    return 0;
+}
+
 /* Binomial tree on ranks relative to root: every rank collects the packed
  * blocks of its subtree in relative-rank order and sends them to its parent
- * in one message. Leaves send straight from their send buffer. */
+ * in one message. Leaves send straight from their send buffer; the root
+ * receives each child's subtree straight into its receive buffer when those
+ * blocks lie in one run there, and copies its own block while they arrive. */
 int gather_binomial(struct ferry_sched *s, const struct ferry_coll_args *a)
 {
     int n = s->size, r = s->rank, root = a->root, rel = (r - root + n) % n;
@@ -41,9 +54,27 @@ int gather_binomial(struct ferry_sched *s, const struct ferry_coll_args *a)
         sched_send(s, a->sbuf, a->scount, a->sdt, parent);
         return MPI_SUCCESS;
     }
+    if (r == root) {
+        int wrap = wrapping_child(root, n);
+        char *tmp = wrap ? sched_alloc(s, (size_t)subtree(wrap, n) * B) : NULL;
+        for (int mask = 1; mask < n; mask <<= 1) {
+            int cs = subtree(mask, n), first = (root + mask) % n;
+            if (mask == wrap)
+                sched_recv(s, tmp, (size_t)cs * B, byte, first);
+            else
+                sched_recv(s, blk(a->rbuf, (size_t)first, a->rcount, a->rdt), (size_t)cs * a->rcount, a->rdt, first);
+        }
+        if (a->sbuf != MPI_IN_PLACE)
+            sched_copy_overlap(s, a->sbuf, a->scount, a->sdt, blk(a->rbuf, (size_t)r, a->rcount, a->rdt), a->rcount,
+                               a->rdt);
+        for (int i = 0; wrap && i < subtree(wrap, n); i++) {
+            void *dst = blk(a->rbuf, (size_t)((root + wrap + i) % n), a->rcount, a->rdt);
+            sched_copy(s, tmp + (size_t)i * B, B, byte, dst, a->rcount, a->rdt);
+        }
+        return MPI_SUCCESS;
+    }
     char *tmp = sched_alloc(s, (size_t)sub * B);
-    if (r != root)
-        sched_copy(s, a->sbuf, a->scount, a->sdt, tmp, B, byte);
+    sched_copy(s, a->sbuf, a->scount, a->sdt, tmp, B, byte);
     for (int mask = 1; mask < n; mask <<= 1) {
         if (rel & mask) {
             sched_fence(s);
@@ -53,12 +84,6 @@ int gather_binomial(struct ferry_sched *s, const struct ferry_coll_args *a)
         if (rel + mask < n)
             sched_recv(s, tmp + (size_t)mask * B, (size_t)subtree(rel + mask, n) * B, byte, (r + mask) % n);
     }
-    /* root: unpack block i of relative rank i */
-    for (int i = 1; i < n; i++)
-        sched_copy(s, tmp + (size_t)i * B, B, byte, blk(a->rbuf, (size_t)((i + root) % n), a->rcount, a->rdt),
-                   a->rcount, a->rdt);
-    if (a->sbuf != MPI_IN_PLACE)
-        sched_copy(s, a->sbuf, a->scount, a->sdt, blk(a->rbuf, (size_t)r, a->rcount, a->rdt), a->rcount, a->rdt);
     return MPI_SUCCESS;
 }
 
@@ -96,9 +121,10 @@ int scatter_linear(struct ferry_sched *s, const struct ferry_coll_args *a)
     return MPI_SUCCESS;
 }
 
-/* Mirror of the binomial gather: the root packs the blocks in relative-rank
- * order, every rank receives its subtree's blocks and passes on its
- * children's. */
+/* Mirror of the binomial gather: every rank receives its subtree's blocks
+ * and passes on its children's. The root sends each child's subtree straight
+ * from its send buffer when those blocks lie in one run there (packing only
+ * the ones that wrap), and copies its own block while the sends are out. */
 int scatter_binomial(struct ferry_sched *s, const struct ferry_coll_args *a)
 {
     int n = s->size, r = s->rank, root = a->root, rel = (r - root + n) % n;
@@ -106,27 +132,38 @@ int scatter_binomial(struct ferry_sched *s, const struct ferry_coll_args *a)
     size_t B = r == root ? ferry_dt_bytes(a->sdt, a->scount) : ferry_dt_bytes(a->rdt, a->rcount);
     int sub = subtree(rel, n);
     int low = rel ? (rel & -rel) : pof2_floor(n) * 2;
-    char *tmp;
     if (r == root) {
-        tmp = sched_alloc(s, (size_t)n * B);
-        for (int i = 1; i < n; i++)
-            sched_copy(s, blk(a->sbuf, (size_t)((i + root) % n), a->scount, a->sdt), a->scount, a->sdt,
-                       tmp + (size_t)i * B, B, byte);
+        /* pack the wrapping subtree first: a copy waits for the sends before it */
+        int wrap = wrapping_child(root, n);
+        char *packed = wrap ? sched_alloc(s, (size_t)subtree(wrap, n) * B) : NULL;
+        for (int i = 0; wrap && i < subtree(wrap, n); i++)
+            sched_copy(s, blk(a->sbuf, (size_t)((root + wrap + i) % n), a->scount, a->sdt), a->scount, a->sdt,
+                       packed + (size_t)i * B, B, byte);
+        for (int mask = low >> 1; mask > 0; mask >>= 1) {
+            if (mask >= n)
+                continue;
+            int cs = subtree(mask, n), first = (root + mask) % n;
+            if (mask == wrap)
+                sched_send(s, packed, (size_t)cs * B, byte, first);
+            else
+                sched_send(s, blk(a->sbuf, (size_t)first, a->scount, a->sdt), (size_t)cs * a->scount, a->sdt, first);
+        }
         if (a->rbuf != MPI_IN_PLACE)
-            sched_copy(s, blk(a->sbuf, (size_t)r, a->scount, a->sdt), a->scount, a->sdt, a->rbuf, a->rcount, a->rdt);
-    } else if (sub == 1) {
+            sched_copy_overlap(s, blk(a->sbuf, (size_t)r, a->scount, a->sdt), a->scount, a->sdt, a->rbuf, a->rcount,
+                               a->rdt);
+        return MPI_SUCCESS;
+    }
+    if (sub == 1) {
         sched_recv(s, a->rbuf, a->rcount, a->rdt, (r - low + n) % n);
         return MPI_SUCCESS;
-    } else {
-        tmp = sched_alloc(s, (size_t)sub * B);
-        sched_recv(s, tmp, (size_t)sub * B, byte, (r - low + n) % n);
-        sched_fence(s);
     }
+    char *tmp = sched_alloc(s, (size_t)sub * B);
+    sched_recv(s, tmp, (size_t)sub * B, byte, (r - low + n) % n);
+    sched_fence(s);
     for (int mask = low >> 1; mask > 0; mask >>= 1)
         if (rel + mask < n)
             sched_send(s, tmp + (size_t)mask * B, (size_t)subtree(rel + mask, n) * B, byte, (r + mask) % n);
-    if (r != root)
-        sched_copy(s, tmp, B, byte, a->rbuf, a->rcount, a->rdt);
+    sched_copy_overlap(s, tmp, B, byte, a->rbuf, a->rcount, a->rdt);
     return MPI_SUCCESS;
 }
 

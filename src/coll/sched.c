@@ -187,6 +187,15 @@ void sched_copy(struct ferry_sched *s, const void *src, size_t sn, struct ferry_
     st->bt = ref(ddt);
 }
 
+void sched_copy_overlap(struct ferry_sched *s, const void *src, size_t sn, struct ferry_datatype *sdt, void *dst,
+                        size_t dn, struct ferry_datatype *ddt)
+{
+    int before = s->nsteps;
+    sched_copy(s, src, sn, sdt, dst, dn, ddt);
+    if (s->nsteps > before)
+        s->steps[before].overlap = 1;
+}
+
 struct sched_step *sched_poll(struct ferry_sched *s, sched_poll_fn fn, void *arg, uint64_t seq)
 {
     struct sched_step *st = add(s, ST_POLL);
@@ -289,6 +298,12 @@ static int advance(struct ferry_sched *s, int *work)
         struct sched_step *st = &s->steps[s->pos];
         if (st->kind == ST_SEND || st->kind == ST_RECV) {
             start_p2p(s, st);
+            s->pos++;
+            (*work)++;
+            continue;
+        }
+        if (st->overlap) {
+            copy_data(st->a, st->an, st->at, st->b, st->bn, st->bt);
             s->pos++;
             (*work)++;
             continue;

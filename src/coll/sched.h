@@ -54,6 +54,7 @@ struct sched_step {
     uint8_t kind;           /* enum step_kind */
     uint8_t space;          /* send/recv: enum sched_space */
     uint8_t rev;            /* reduce: b = b op a instead of b = a op b */
+    uint8_t overlap;        /* copy: does not wait for the sends and receives before it */
     int peer;               /* send/recv: rank in the space's communicator */
     const void *a;          /* send/recv buffer; reduce input; copy source */
     size_t an;
@@ -107,6 +108,12 @@ void sched_reduce(struct ferry_sched *s, const void *in, void *inout, size_t n, 
 /* Copy the packed stream of (src, sn, st) to (dst, dn, dt): min of both sizes. */
 void sched_copy(struct ferry_sched *s, const void *src, size_t sn, struct ferry_datatype *st, void *dst, size_t dn,
                 struct ferry_datatype *dt);
+/* sched_copy without waiting for the sends and receives started before it:
+ * the copy runs while they are in flight, so its buffers must be disjoint
+ * from theirs (a rank's own block in a gather, scatter, allgather or
+ * alltoall). */
+void sched_copy_overlap(struct ferry_sched *s, const void *src, size_t sn, struct ferry_datatype *st, void *dst,
+                        size_t dn, struct ferry_datatype *dt);
 void sched_fence(struct ferry_sched *s);
 /* A poll step (after everything before it completed); the step's a/an/at,
  * b/bn/bt and peer are free for fn's use: the returned step is to fill in.
