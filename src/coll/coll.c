@@ -18,7 +18,8 @@ int ferry_coll(enum ferry_coll_kind kind, struct ferry_comm *c, const struct fer
     } else {
         const struct coll_alg *alg = coll_select(kind, c, a, req == NULL);
         if (FERRY_UNLIKELY(ferry_verbose >= 3))
-            ferry_log(3, "%s on %d ranks: %s", ferry_coll_name(kind), c->size, alg->name);
+            ferry_log(3, "%s on %d ranks, %zu bytes: %s", ferry_coll_name(kind), c->size,
+                      coll_call_bytes(kind, c, a), alg->name);
         /* blocking calls of the shared-memory algorithms skip the schedule */
         if (!req && alg->direct)
             return alg->direct(kind, c, a);

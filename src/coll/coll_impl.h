@@ -38,6 +38,10 @@ extern const struct coll_algs coll_algs[FERRY_COLL_KINDS];
  * (only then may a shared-memory segment be created). */
 const struct coll_alg *coll_select(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a,
                                    int blocking);
+/* The size that keys the choice (see the table format in select.c): bytes per
+ * rank, the vector for reductions, this rank's block for gather/scatter; 0
+ * for the v forms whose counts differ per rank. */
+size_t coll_call_bytes(enum ferry_coll_kind kind, const struct ferry_comm *c, const struct ferry_coll_args *a);
 /* Load FERRY_COLL_* forcing and the tuned table (once). */
 void coll_select_init(void);
 

@@ -313,8 +313,7 @@ int coll_ppn(struct ferry_comm *c)
     return ppn;
 }
 
-/* The size that keys the choice (see the table format above). */
-static size_t call_bytes(int kind, struct ferry_comm *c, const struct ferry_coll_args *a)
+size_t coll_call_bytes(enum ferry_coll_kind kind, const struct ferry_comm *c, const struct ferry_coll_args *a)
 {
     int n = c->size;
     size_t t = 0;
@@ -411,7 +410,7 @@ const struct coll_alg *coll_select(enum ferry_coll_kind kind, struct ferry_comm 
     const struct coll_algs *t = &coll_algs[kind];
     if (forced[kind] && usable(&t->alg[forced[kind] - 1], kind, c, a, blocking))
         return &t->alg[forced[kind] - 1];
-    size_t bytes = call_bytes(kind, c, a);
+    size_t bytes = coll_call_bytes(kind, c, a);
     if (nrules) {
         long key[3] = {c->size, -1, (long)bytes};
         for (int i = 0; i < nrules; i++) {

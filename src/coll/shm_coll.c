@@ -343,28 +343,23 @@ static struct ferry_datatype *red_unit(const struct ferry_coll_args *a)
  * every rank; -1 if the shm algorithm cannot serve it. */
 static long call_size(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a)
 {
-    int root_here = c->rank == a->root;
     switch (kind) {
     case FERRY_COLL_BARRIER:
-        return 0;
     case FERRY_COLL_BCAST:
-        return (long)ferry_dt_bytes(a->rdt, a->rcount);
-    case FERRY_COLL_REDUCE:
-    case FERRY_COLL_ALLREDUCE:
-        return red_unit(a) ? (long)ferry_dt_bytes(a->rdt, a->rcount) : -1;
     case FERRY_COLL_GATHER:
-        return root_here ? (long)ferry_dt_bytes(a->rdt, a->rcount) : (long)ferry_dt_bytes(a->sdt, a->scount);
     case FERRY_COLL_SCATTER:
-        return root_here ? (long)ferry_dt_bytes(a->sdt, a->scount) : (long)ferry_dt_bytes(a->rdt, a->rcount);
     case FERRY_COLL_ALLGATHER:
     case FERRY_COLL_ALLTOALL:
-        return (long)ferry_dt_bytes(a->rdt, a->rcount);
+        return (long)coll_call_bytes(kind, c, a);
+    case FERRY_COLL_REDUCE:
+    case FERRY_COLL_ALLREDUCE:
+        return red_unit(a) ? (long)coll_call_bytes(kind, c, a) : -1;
     default:
         return -1;
     }
 }
 
-static long size_limit(enum ferry_coll_kind kind)
+static long size_limit(enum ferry_coll_kind kind, const struct ferry_comm *c)
 {
     if (kind == FERRY_COLL_BARRIER)
         return LONG_MAX;
@@ -379,13 +374,15 @@ static long size_limit(enum ferry_coll_kind kind)
         default: return 512 * 1024;
         }
     }
+    long limit;
     switch (kind) {
     case FERRY_COLL_REDUCE:
-    case FERRY_COLL_ALLREDUCE: return ferry_cfg.coll_shm_reduce_max;
-    case FERRY_COLL_GATHER: return ferry_cfg.coll_shm_gather_max;
-    case FERRY_COLL_ALLGATHER: return ferry_cfg.coll_shm_allgather_max;
-    default: return ferry_cfg.coll_shm_max;
+    case FERRY_COLL_ALLREDUCE: limit = ferry_cfg.coll_shm_reduce_max; break;
+    case FERRY_COLL_GATHER: limit = ferry_cfg.coll_shm_gather_max; break;
+    case FERRY_COLL_ALLGATHER: limit = ferry_cfg.coll_shm_allgather_max; break;
+    default: limit = ferry_cfg.coll_shm_max;
     }
+    return c->size == 2 ? FERRY_MIN(limit, ferry_cfg.coll_shm_pair_max) : limit;
 }
 
 int shm_usable(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a, int blocking,
@@ -394,7 +391,7 @@ int shm_usable(enum ferry_coll_kind kind, struct ferry_comm *c, const struct fer
     if (!ferry_cfg.coll_shm || c->remote || c->size < 2)
         return 0;
     long bytes = call_size(kind, c, a);
-    if (bytes < 0 || (!forced && bytes > size_limit(kind)))
+    if (bytes < 0 || (!forced && bytes > size_limit(kind, c)))
         return 0;
     struct shm_comm *m = find(c);
     if (m && m->base)
