@@ -173,8 +173,9 @@ void sched_reduce(struct ferry_sched *s, const void *in, void *inout, size_t n, 
     st->rev = (uint8_t)rev;
 }
 
-void sched_copy(struct ferry_sched *s, const void *src, size_t sn, struct ferry_datatype *sdt, void *dst, size_t dn,
-                struct ferry_datatype *ddt)
+/* The copy step both forms add; overlap: it does not drain the steps before it. */
+static void add_copy(struct ferry_sched *s, const void *src, size_t sn, struct ferry_datatype *sdt, void *dst,
+                     size_t dn, struct ferry_datatype *ddt, int overlap)
 {
     if (src == dst && sn == dn && sdt == ddt)
         return;
@@ -185,15 +186,19 @@ void sched_copy(struct ferry_sched *s, const void *src, size_t sn, struct ferry_
     st->b = dst;
     st->bn = dn;
     st->bt = ref(ddt);
+    st->overlap = (uint8_t)overlap;
+}
+
+void sched_copy(struct ferry_sched *s, const void *src, size_t sn, struct ferry_datatype *sdt, void *dst, size_t dn,
+                struct ferry_datatype *ddt)
+{
+    add_copy(s, src, sn, sdt, dst, dn, ddt, 0);
 }
 
 void sched_copy_overlap(struct ferry_sched *s, const void *src, size_t sn, struct ferry_datatype *sdt, void *dst,
                         size_t dn, struct ferry_datatype *ddt)
 {
-    int before = s->nsteps;
-    sched_copy(s, src, sn, sdt, dst, dn, ddt);
-    if (s->nsteps > before)
-        s->steps[before].overlap = 1;
+    add_copy(s, src, sn, sdt, dst, dn, ddt, 1);
 }
 
 struct sched_step *sched_poll(struct ferry_sched *s, sched_poll_fn fn, void *arg, uint64_t seq)
@@ -302,13 +307,9 @@ static int advance(struct ferry_sched *s, int *work)
             (*work)++;
             continue;
         }
-        if (st->overlap) {
-            copy_data(st->a, st->an, st->at, st->b, st->bn, st->bt);
-            s->pos++;
-            (*work)++;
-            continue;
-        }
-        if (!drain(s))
+        /* a local step waits for the sends and receives before it, unless
+         * it is a copy that overlaps them */
+        if (!st->overlap && !drain(s))
             return 0;
         if (st->kind == ST_POLL) {
             if (!st->poll(s, st)) {
