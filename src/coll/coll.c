@@ -6,6 +6,33 @@
 #include "core/op.h"
 #include "core/util.h"
 
+/* Rooted collectives: the root; -1 for the others. */
+static int root_of(enum ferry_coll_kind kind, const struct ferry_coll_args *a)
+{
+    switch (kind) {
+    case FERRY_COLL_BCAST:
+    case FERRY_COLL_GATHER:
+    case FERRY_COLL_GATHERV:
+    case FERRY_COLL_SCATTER:
+    case FERRY_COLL_SCATTERV:
+    case FERRY_COLL_REDUCE:
+        return a->root;
+    default:
+        return -1;
+    }
+}
+
+/* Remember what follows a barrier: an oversubscribed shared-memory barrier
+ * lets the root of the collective that came after the previous one leave
+ * first (shm_coll.c). Every rank calls the collectives of a communicator in
+ * the same order with the same roots, so every rank predicts the same. */
+static void note_call(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a)
+{
+    if (c->coll_after_barrier)
+        c->coll_barrier_root = root_of(kind, a);
+    c->coll_after_barrier = kind == FERRY_COLL_BARRIER;
+}
+
 int ferry_coll(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a,
                struct ferry_request **req)
 {
@@ -16,6 +43,7 @@ int ferry_coll(enum ferry_coll_kind kind, struct ferry_comm *c, const struct fer
         coll_build_fn fn = coll_inter[kind];
         rc = fn ? fn(s, a) : MPI_ERR_COMM;
     } else {
+        note_call(kind, c, a);
         const struct coll_alg *alg = coll_select(kind, c, a, req == NULL);
         if (FERRY_UNLIKELY(ferry_verbose >= 3))
             ferry_log(3, "%s on %d ranks, %zu bytes: %s", ferry_coll_name(kind), c->size,

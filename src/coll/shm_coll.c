@@ -102,7 +102,6 @@ struct shm_comm {
     uint64_t mydone;   /* last step this rank finished (its own done flag) */
     uint64_t safe;     /* every rank's done was >= this when last looked at */
     int may_sleep;     /* oversubscribed: waiters may sleep, publishers must wake */
-    int release_barrier; /* barrier: rank 0 releases the others (FERRY_COLL_SHM_BARRIER) */
     char *scratch;     /* 2 * slot bytes of private memory */
     int uses;          /* eligible blocking collectives so far (lazy creation) */
     int failed;        /* creation failed: never retried */
@@ -315,8 +314,6 @@ static int attach(struct ferry_comm *c, struct shm_comm *m)
         return -1;
     }
     m->may_sleep = ferry_rt.oversubscribed;
-    m->release_barrier = ferry_cfg.coll_shm_barrier == FERRY_SHM_BARRIER_RELEASE ||
-                         (ferry_cfg.coll_shm_barrier == FERRY_SHM_BARRIER_AUTO && ferry_rt.oversubscribed);
     m->scratch = ferry_xmalloc(2 * m->step);
     return 0;
 }
@@ -421,6 +418,7 @@ struct shm_op {
     int phase, idx;                /* position inside the current chunk */
     int big;                       /* allreduce: reduce-scatter + allgather */
     int inl;                       /* the data of each rank's (single) step rides in its post line */
+    int lead;                      /* barrier: the rank that releases the others; -1: flat */
 };
 
 /* Where rank r's data of step s is. */
@@ -451,38 +449,48 @@ static void put_bytes(void *buf, size_t count, struct ferry_datatype *dt, size_t
 }
 
 /* Barrier, flat: every rank posts its arrival and leaves once it has seen
- * every arrival. Release: rank 0 posts (its "arrival") only once it has seen
- * the others', and they leave on seeing rank 0's post: one more hand-over,
- * but rank 0 leaves first, so that a collective rooted there (the common
- * pattern after a barrier) finds its root's data already posted instead of
- * waiting for the root to be scheduled (oversubscribed, each such wait is a
- * context switch). */
+ * every arrival. Release: the lead posts (its "arrival") only once it has
+ * seen the others', and they leave on seeing the lead's post: one more
+ * hand-over, but the lead leaves first, so that a collective rooted there
+ * after the barrier finds its root's data already posted instead of waiting
+ * for the root to be scheduled (oversubscribed, each such wait is a context
+ * switch). */
 static int barrier_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
 {
     struct shm_comm *m = o->m;
-    if (m->release_barrier) {
-        if (m->rank == 0) {
-            for (o->idx = FERRY_MAX(o->idx, 1); o->idx < m->n; o->idx++)
-                if (get(arrive(m, o->idx, s)) < s)
-                    return 0;
-            put(m, arrive(m, 0, s), s);
-            return 1;
-        }
-        if (o->phase == 0) {
-            put(m, arrive(m, m->rank, s), s);
-            o->phase = 1;
-        }
-        return get(arrive(m, 0, s)) >= s;
+    if (o->lead >= 0 && m->rank == o->lead) {
+        for (; o->idx < m->n; o->idx++)
+            if (o->idx != o->lead && get(arrive(m, o->idx, s)) < s)
+                return 0;
+        put(m, arrive(m, m->rank, s), s);
+        return 1;
     }
     if (o->phase == 0) {
         put(m, arrive(m, m->rank, s), s);
         o->phase = 1;
-        o->idx = 0;
     }
+    if (o->lead >= 0)
+        return get(arrive(m, o->lead, s)) >= s;
     for (; o->idx < m->n; o->idx++)
         if (get(arrive(m, o->idx, s)) < s)
             return 0;
     return 1;
+}
+
+/* Who releases the others from a barrier on m (-1: nobody, flat). Ranks
+ * outnumbering the CPUs, the root of the rooted collective that followed the
+ * previous barrier (coll.c's prediction): leaving first, it has its data
+ * posted before the others look (a bcast or scatter from it after the
+ * barrier). Before any other collective, a barrier loop's barriers are flat:
+ * the release's extra hand-over costs a context switch per barrier there. */
+static int barrier_lead(struct shm_comm *m)
+{
+    int root = m->comm->coll_barrier_root;
+    switch (ferry_cfg.coll_shm_barrier) {
+    case FERRY_SHM_BARRIER_FLAT: return -1;
+    case FERRY_SHM_BARRIER_RELEASE: return root >= 0 ? root : 0;
+    default: return ferry_rt.oversubscribed ? root : -1;
+    }
 }
 
 static int bcast_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
@@ -788,6 +796,7 @@ static void op_init(struct shm_op *o, struct shm_comm *m, enum ferry_coll_kind k
     switch (kind) {
     case FERRY_COLL_BARRIER:
         o->chunk = 1;
+        o->lead = barrier_lead(m);
         break;
     case FERRY_COLL_BCAST:
         o->total = ferry_dt_bytes(a->rdt, a->rcount);

@@ -158,9 +158,12 @@ static const struct config_var vars[] = {
      "1.3-2.5x faster than the point-to-point ones; at 4 MiB no better); reduce and allgather always."},
     {"FERRY_COLL_SHM_BARRIER", &ferry_cfg.coll_shm_barrier, FERRY_SHM_BARRIER_AUTO, 0, 0,
      "Shared-memory barrier: flat (every rank waits for every arrival; the last to arrive leaves at once) "
-     "or release (rank 0 waits for the arrivals, then releases the others, so it leaves first and a "
-     "collective rooted at rank 0 after a barrier finds its root already there; one more hand-over). "
-     "auto: release when ranks outnumber CPUs, flat otherwise.", "auto,flat,release"},
+     "or release (a lead rank waits for the arrivals, then releases the others: one more hand-over, but the "
+     "lead leaves first). The lead is the root of the rooted collective (bcast, scatter, gather, reduce) "
+     "called right after the previous barrier on the communicator, so that when that pattern repeats the "
+     "root's data is posted before the others look for it; release without such a root: rank 0. "
+     "auto: ranks outnumbering CPUs, release when there is such a root and flat otherwise (a barrier loop "
+     "then costs one context switch per CPU and barrier, not two); one CPU per rank, flat.", "auto,flat,release"},
     {"FERRY_COLL_SHM_REDUCE_MAX", &ferry_cfg.coll_shm_reduce_max, 16384, 0, 1L << 40,
      "Default rules with a CPU per rank: reduce and allreduce up to this many bytes use shared memory "
      "(above, point-to-point reduce-scatter/allgather and binomial trees won on the development VM); "
