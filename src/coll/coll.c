@@ -28,8 +28,11 @@ static int root_of(enum ferry_coll_kind kind, const struct ferry_coll_args *a)
  * the same order with the same roots, so every rank predicts the same. */
 static void note_call(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a)
 {
-    if (c->coll_after_barrier)
+    if (c->coll_after_barrier) {
         c->coll_barrier_root = root_of(kind, a);
+        c->coll_barrier_root_sends = kind == FERRY_COLL_BCAST || kind == FERRY_COLL_SCATTER ||
+                                     kind == FERRY_COLL_SCATTERV;
+    }
     c->coll_after_barrier = kind == FERRY_COLL_BARRIER;
 }
 

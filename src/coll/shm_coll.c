@@ -418,7 +418,7 @@ struct shm_op {
     int phase, idx;                /* position inside the current chunk */
     int big;                       /* allreduce: reduce-scatter + allgather */
     int inl;                       /* the data of each rank's (single) step rides in its post line */
-    int lead;                      /* barrier: the rank that releases the others; -1: flat */
+    int lead, last;                /* barrier: the rank that leaves first / last (-1: none) */
 };
 
 /* Where rank r's data of step s is. */
@@ -454,7 +454,9 @@ static void put_bytes(void *buf, size_t count, struct ferry_datatype *dt, size_t
  * hand-over, but the lead leaves first, so that a collective rooted there
  * after the barrier finds its root's data already posted instead of waiting
  * for the root to be scheduled (oversubscribed, each such wait is a context
- * switch). */
+ * switch). Flat with a last rank: that rank also waits for the others to
+ * have left (their done flags), so that a gather or reduce to it after the
+ * barrier finds their data posted. */
 static int barrier_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
 {
     struct shm_comm *m = o->m;
@@ -471,25 +473,46 @@ static int barrier_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
     }
     if (o->lead >= 0)
         return get(arrive(m, o->lead, s)) >= s;
+    if (o->phase == 1) {
+        for (; o->idx < m->n; o->idx++)
+            if (get(arrive(m, o->idx, s)) < s)
+                return 0;
+        if (m->rank != o->last)
+            return 1;
+        o->phase = 2;
+        o->idx = 0;
+    }
     for (; o->idx < m->n; o->idx++)
-        if (get(arrive(m, o->idx, s)) < s)
+        if (o->idx != m->rank && get(&line(m, o->idx)->done) < s)
             return 0;
     return 1;
 }
 
-/* Who releases the others from a barrier on m (-1: nobody, flat). Ranks
- * outnumbering the CPUs, the root of the rooted collective that followed the
- * previous barrier (coll.c's prediction): leaving first, it has its data
- * posted before the others look (a bcast or scatter from it after the
- * barrier). Before any other collective, a barrier loop's barriers are flat:
+/* Who leaves a barrier on m first (o->lead, releasing the others) or last
+ * (o->last); -1: nobody in particular. Ranks outnumbering the CPUs, the root
+ * of the rooted collective that followed the previous barrier (coll.c's
+ * prediction): leaving first, a bcast or scatter root has its data posted
+ * before the others look; leaving last, a gather or reduce root finds theirs
+ * posted. With no rooted call after it, a barrier loop's barriers are flat:
  * the release's extra hand-over costs a context switch per barrier there. */
-static int barrier_lead(struct shm_comm *m)
+static void barrier_roles(struct shm_op *o)
 {
-    int root = m->comm->coll_barrier_root;
+    struct ferry_comm *c = o->m->comm;
+    int root = c->coll_barrier_root, sends = c->coll_barrier_root_sends;
+    o->lead = o->last = -1;
     switch (ferry_cfg.coll_shm_barrier) {
-    case FERRY_SHM_BARRIER_FLAT: return -1;
-    case FERRY_SHM_BARRIER_RELEASE: return root >= 0 ? root : 0;
-    default: return ferry_rt.oversubscribed ? root : -1;
+    case FERRY_SHM_BARRIER_FLAT:
+        return;
+    case FERRY_SHM_BARRIER_RELEASE:
+        o->lead = root >= 0 ? root : 0;
+        return;
+    default:
+        if (ferry_rt.oversubscribed && root >= 0) {
+            if (sends)
+                o->lead = root;
+            else
+                o->last = root;
+        }
     }
 }
 
@@ -796,7 +819,7 @@ static void op_init(struct shm_op *o, struct shm_comm *m, enum ferry_coll_kind k
     switch (kind) {
     case FERRY_COLL_BARRIER:
         o->chunk = 1;
-        o->lead = barrier_lead(m);
+        barrier_roles(o);
         break;
     case FERRY_COLL_BCAST:
         o->total = ferry_dt_bytes(a->rdt, a->rcount);

@@ -159,11 +159,12 @@ static const struct config_var vars[] = {
     {"FERRY_COLL_SHM_BARRIER", &ferry_cfg.coll_shm_barrier, FERRY_SHM_BARRIER_AUTO, 0, 0,
      "Shared-memory barrier: flat (every rank waits for every arrival; the last to arrive leaves at once) "
      "or release (a lead rank waits for the arrivals, then releases the others: one more hand-over, but the "
-     "lead leaves first). The lead is the root of the rooted collective (bcast, scatter, gather, reduce) "
-     "called right after the previous barrier on the communicator, so that when that pattern repeats the "
-     "root's data is posted before the others look for it; release without such a root: rank 0. "
-     "auto: ranks outnumbering CPUs, release when there is such a root and flat otherwise (a barrier loop "
-     "then costs one context switch per CPU and barrier, not two); one CPU per rank, flat.", "auto,flat,release"},
+     "lead leaves first; lead: the root of the rooted collective called right after the previous barrier on "
+     "the communicator, else rank 0). auto: ranks outnumbering CPUs, when that call was a bcast or scatter, "
+     "release by its root (when the pattern repeats, the root's data is posted before the others look); a "
+     "gather or reduce, flat with its root leaving last, once the others have left (their data is posted "
+     "before the root looks); otherwise flat (a barrier loop then costs one context switch per CPU and "
+     "barrier, not two). One CPU per rank: flat.", "auto,flat,release"},
     {"FERRY_COLL_SHM_REDUCE_MAX", &ferry_cfg.coll_shm_reduce_max, 16384, 0, 1L << 40,
      "Default rules with a CPU per rank: reduce and allreduce up to this many bytes use shared memory "
      "(above, point-to-point reduce-scatter/allgather and binomial trees won on the development VM); "

@@ -353,16 +353,22 @@ int main(int argc, char **argv)
             if (c == 0) {
                 t_barrier(0);
                 t_barrier(1);
-                /* a barrier after "barrier; bcast from r": oversubscribed,
-                 * the shared-memory barrier lets rank r release the others;
-                 * rank `late` enters last (busy for 20 us first), so that a
-                 * lead that left without its arrival is caught */
+                /* a barrier after "barrier; bcast from r" (oversubscribed,
+                 * the shared-memory barrier lets rank r release the others)
+                 * and after "barrier; reduce to r" (r leaves last); rank
+                 * `late` enters last (busy for 20 us first), so that a lead
+                 * that left without its arrival is caught */
                 for (int r = 0; r < size; r++)
                     for (int late = 0; late < size; late++) {
-                        int v = rank == r ? r + 1 : -1;
+                        int v = rank == r ? r + 1 : -1, one = 1, sum = 0;
                         CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
-                        CHECK_RC(MPI_Bcast(&v, 1, MPI_INT, r, MPI_COMM_WORLD));
-                        CHECK(v == r + 1, "Bcast from %d between barriers: got %d", r, v);
+                        if (late & 1) {
+                            CHECK_RC(MPI_Reduce(&one, &sum, 1, MPI_INT, MPI_SUM, r, MPI_COMM_WORLD));
+                            CHECK(rank != r || sum == size, "Reduce to %d between barriers: got %d", r, sum);
+                        } else {
+                            CHECK_RC(MPI_Bcast(&v, 1, MPI_INT, r, MPI_COMM_WORLD));
+                            CHECK(v == r + 1, "Bcast from %d between barriers: got %d", r, v);
+                        }
                         if (rank == late)
                             for (double t0 = MPI_Wtime(); MPI_Wtime() - t0 < 20e-6;)
                                 ;
