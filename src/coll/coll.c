@@ -23,15 +23,14 @@ static int root_of(enum ferry_coll_kind kind, const struct ferry_coll_args *a)
 }
 
 /* Remember what follows a barrier: an oversubscribed shared-memory barrier
- * lets the root of the collective that came after the previous one leave
- * first (shm_coll.c). Every rank calls the collectives of a communicator in
+ * orders its ranks' leaving for the collective that came after the previous
+ * one (shm_coll.c). Every rank calls the collectives of a communicator in
  * the same order with the same roots, so every rank predicts the same. */
 static void note_call(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a)
 {
     if (c->coll_after_barrier) {
+        c->coll_barrier_next = (int)kind;
         c->coll_barrier_root = root_of(kind, a);
-        c->coll_barrier_root_sends = kind == FERRY_COLL_BCAST || kind == FERRY_COLL_SCATTER ||
-                                     kind == FERRY_COLL_SCATTERV;
     }
     c->coll_after_barrier = kind == FERRY_COLL_BARRIER;
 }

@@ -114,7 +114,7 @@ struct ferry_comm *ferry_comm_new(struct ferry_group *g, uint32_t ctx, MPI_Errha
     c->rank = g->rank;
     c->size = g->size;
     c->errhandler = eh;
-    c->coll_barrier_root = -1;
+    c->coll_barrier_next = c->coll_barrier_root = -1;
     ferry_errhandler_retain(eh);
     c->handle = ferry_objtab_add(&comms, c);
     return c;

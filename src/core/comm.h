@@ -48,9 +48,9 @@ struct ferry_comm {
     MPI_Errhandler errhandler;
     uint32_t coll_seq;     /* tag sequence for internal collectives */
     int coll_after_barrier;            /* the last collective called on it was a barrier */
-    int coll_barrier_root;             /* root of the rooted collective called right after the last
-                                        * barrier, -1 when that one had none (see coll.c) */
-    int coll_barrier_root_sends;       /* ... and it was a bcast or scatter (not a gather or reduce) */
+    int coll_barrier_next;             /* the collective (enum ferry_coll_kind) called right after the
+                                        * last barrier, -1: none yet (see coll.c) */
+    int coll_barrier_root;             /* ... its root, -1 when it has none */
     struct ferry_topo *topo;           /* Cartesian / graph / distributed graph topology, NULL if none */
     struct ferry_attr *attrs;          /* cached attributes (core/attr.h), most recently set first */
     struct ferry_info *info;           /* hints from Comm_set_info / Comm_dup_with_info, NULL if none */
