@@ -294,7 +294,8 @@ static int drain(struct ferry_sched *s)
     return 1;
 }
 
-static int polls_waiting;   /* poll steps that returned 0 in this progress call */
+static int polls_waiting;   /* poll steps still waiting after this progress call */
+static int polls_yielding; /* ... of which waiting for something this CPU's other ranks may do */
 
 /* Run s as far as it goes; returns 1 when it finished. */
 static int advance(struct ferry_sched *s, int *work)
@@ -312,8 +313,10 @@ static int advance(struct ferry_sched *s, int *work)
         if (!st->overlap && !drain(s))
             return 0;
         if (st->kind == ST_POLL) {
-            if (!st->poll(s, st)) {
+            int r = st->poll(s, st);
+            if (r != 1) {
                 polls_waiting++;
+                polls_yielding += r != SCHED_POLL_KEEP_CPU;
                 return 0;
             }
             st = &s->steps[s->pos];   /* the poll function may have appended steps (moving the array) */
@@ -348,7 +351,7 @@ static int progress_hook(void)
     }
     busy = 1;
     int work = 0;
-    polls_waiting = 0;
+    polls_waiting = polls_yielding = 0;
     struct ferry_sched **pp = &running;
     while (*pp) {
         struct ferry_sched *s = *pp;
@@ -365,7 +368,7 @@ static int progress_hook(void)
      * caller must not sleep on the transport; it yields (oversubscribed)
      * under its own wait policy. No yield here: MPI_Test polls from a
      * compute loop must not give the CPU away. */
-    ferry_progress_unrung = polls_waiting;
+    ferry_progress_unrung = !polls_waiting ? 0 : polls_yielding ? FERRY_UNRUNG_YIELD : FERRY_UNRUNG_KEEP_CPU;
     return work;
 }
 

@@ -47,7 +47,10 @@ enum step_kind { ST_SEND, ST_RECV, ST_REDUCE, ST_COPY, ST_FENCE, ST_POLL };
 struct sched_step;
 struct ferry_sched;
 /* A local step that may have to wait for something outside the schedule
- * (shared-memory flags): returns 1 when done, 0 to be called again later. */
+ * (shared-memory flags): returns 1 when done, 0 to be called again later,
+ * SCHED_POLL_KEEP_CPU to be called again and telling that nothing else on
+ * this CPU can use it meanwhile (an oversubscribed waiter keeps polling). */
+#define SCHED_POLL_KEEP_CPU (-1)
 typedef int (*sched_poll_fn)(struct ferry_sched *s, struct sched_step *st);
 
 struct sched_step {

@@ -994,7 +994,8 @@ int shm_direct(enum ferry_coll_kind kind, struct ferry_comm *c, const struct fer
 
 static int poll_op(struct ferry_sched *sc, struct sched_step *st)
 {
-    return op_run(st->arg);
+    struct shm_op *o = st->arg;
+    return op_run(o) ? 1 : o->keep_cpu ? SCHED_POLL_KEEP_CPU : 0;
 }
 
 static int build(struct ferry_sched *s, const struct ferry_coll_args *a, enum ferry_coll_kind kind)

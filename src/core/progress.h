@@ -36,7 +36,10 @@ typedef int (*ferry_progress_hook)(void);
 void ferry_progress_add_hook(ferry_progress_hook fn);
 
 /* Set by a hook when it waits on something no doorbell announces (flags in
- * shared memory): an oversubscribed waiter yields instead of sleeping. */
+ * shared memory): an oversubscribed waiter yields instead of sleeping, or,
+ * when nothing else on its CPU can do what it waits for, keeps polling
+ * (yielding now and then). */
+enum { FERRY_UNRUNG_YIELD = 1, FERRY_UNRUNG_KEEP_CPU = 2 };
 extern int ferry_progress_unrung;
 
 struct ferry_request;
