@@ -423,7 +423,7 @@ struct shm_op {
     int big;                       /* allreduce: reduce-scatter + allgather */
     int inl;                       /* the data of each rank's (single) step rides in its post line */
     int lead, last;                /* barrier: the rank that leaves first / last (-1: none) */
-    int may_keep, keep_cpu;        /* barrier: nobody sharing our CPU has work: poll, do not yield */
+    int keep_cpu;                  /* barrier: nobody sharing our CPU has work: poll, do not yield */
     unsigned polls;                /* ... polls so far */
 };
 
@@ -508,7 +508,7 @@ static int barrier_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
     if (o->phase == 1) {
         for (; o->idx < m->n; o->idx++)
             if (get(arrive(m, o->idx, s)) < s) {
-                if (o->may_keep)
+                if (m->may_sleep)
                     o->keep_cpu = !mates_have_work(m, s);
                 return 0;
             }
@@ -524,15 +524,11 @@ static int barrier_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
 }
 
 /* Who leaves a barrier first (o->lead, releasing the others) or last
- * (o->last), -1: nobody in particular, and whether its waiters may keep their
- * CPU (o->may_keep, see mates_have_work). Ranks outnumbering the CPUs, the
+ * (o->last), -1: nobody in particular. Ranks outnumbering the CPUs, the
  * barrier prepares for the collective that followed the previous barrier on
  * the communicator (coll.c's prediction): leaving first, a bcast or scatter
  * root has its data posted before the others look; leaving last, a gather or
- * reduce root finds theirs posted. Before another barrier (a barrier loop) or
- * a rooted call, waiters keep a CPU that nobody else can use; before a
- * symmetric collective (allreduce, allgather, alltoall ...) they yield, which
- * measured up to 15% faster for that collective at 4 ranks on 2 CPUs. */
+ * reduce root finds theirs posted. */
 static void barrier_roles(struct shm_op *o)
 {
     struct ferry_comm *c = o->m->comm;
@@ -547,7 +543,6 @@ static void barrier_roles(struct shm_op *o)
     default:
         if (!ferry_rt.oversubscribed)
             return;
-        o->may_keep = root >= 0 || next < 0 || next == FERRY_COLL_BARRIER;
         if (root < 0)
             return;
         if (next == FERRY_COLL_BCAST || next == FERRY_COLL_SCATTER || next == FERRY_COLL_SCATTERV)
