@@ -461,7 +461,7 @@ static void put_bytes(void *buf, size_t count, struct ferry_datatype *dt, size_t
  * waiters (a context switch each, 1.5-2 us on the development VM) while the
  * arrival that ends the barrier comes from another CPU: keep polling. The
  * CPUs are hints (a rank may have moved), so shm_wait yields now and then
- * regardless. */
+ * regardless (ferry_keep_cpu_yields). */
 static int mates_have_work(struct shm_comm *m, uint64_t s)
 {
     int cpu = sched_getcpu();
@@ -932,9 +932,8 @@ static void shm_wait(struct shm_op *o, unsigned *idle)
 {
     struct shm_comm *m = o->m;
     ferry_biglock_yield();   /* MPI_THREAD_MULTIPLE: other threads' calls go on meanwhile */
-    if (o->keep_cpu && (++o->polls & 63) != 0) {
-        /* nobody here to yield to (barrier_step); the CPUs it went by are
-         * hints, so every 64th poll goes on as usual */
+    if (o->keep_cpu && !ferry_keep_cpu_yields(++o->polls)) {
+        /* nobody here to yield to (barrier_step) */
         cpu_relax();
         return;
     }

@@ -54,14 +54,16 @@ void ferry_progress_wait(struct ferry_waiter *w)
             cpu_relax();
         return;
     }
+    /* nothing else on this CPU can publish what we wait for (a barrier whose
+     * ranks here have all arrived): keep it, yielding now and then */
+    if (ferry_progress_unrung == FERRY_UNRUNG_KEEP_CPU && !ferry_keep_cpu_yields(w->idle)) {
+        cpu_relax();
+        return;
+    }
     /* a nonblocking shared-memory collective waits for flags that ranks
      * sharing our CPUs publish: polling longer only delays them (4 polls:
      * about a quarter of the nonblocking collectives' wait time at 4 ranks on
      * 2 CPUs on the development VM) */
-    if (ferry_progress_unrung == FERRY_UNRUNG_KEEP_CPU && (w->idle & 63) != 0) {
-        cpu_relax();
-        return;
-    }
     long spin = ferry_progress_unrung ? FERRY_MIN(ferry_cfg.oversub_spin, 4) : ferry_cfg.oversub_spin;
     if (w->idle <= spin)
         return;

@@ -42,6 +42,14 @@ void ferry_progress_add_hook(ferry_progress_hook fn);
 enum { FERRY_UNRUNG_YIELD = 1, FERRY_UNRUNG_KEEP_CPU = 2 };
 extern int ferry_progress_unrung;
 
+/* A waiter that keeps its CPU because nothing else there can do what it waits
+ * for still goes through its usual yield/sleep policy on every 64th poll:
+ * which ranks share a CPU is only a hint (they migrate). */
+static inline int ferry_keep_cpu_yields(unsigned long polls)
+{
+    return (polls & 63) == 0;
+}
+
 struct ferry_request;
 /* Drive progress until r completes. */
 void ferry_request_wait(struct ferry_request *r);
