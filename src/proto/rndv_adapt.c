@@ -20,7 +20,13 @@
  * (the rings' or the target's lines elsewhere; a 128 KiB exchange through
  * the rings measured 474 ns/KiB cold, against 287 for single copy and about
  * 55 for the rings warm), and one cold sample per retry kept the faster
- * mechanism from ever winning. */
+ * mechanism from ever winning. The mechanism in use is judged the same way:
+ * the cheapest of each run of RUN samples becomes its cost. Noise only ever
+ * adds time (a descheduled peer, another core's traffic), so a minimum is the
+ * fair estimate; a running mean for the one in use against a minimum for the
+ * other made the choice flip to the slower one (a 32 KiB ping-pong's samples
+ * ranged over 100-7500 ns/KiB, and 1 MiB exchanges took 111 us against 85
+ * with the rings alone). */
 #include "proto/rndv_adapt.h"
 #include "core/config.h"
 #include "core/request.h"
@@ -35,6 +41,7 @@ enum { SINGLE, PIPE };
 #define GAP_MIN 0.02   /* seconds a mechanism may go unmeasured before it is tried again */
 #define GAP_MAX 0.64
 #define BURST 4        /* timed messages per (re)measurement; the cheapest counts */
+#define RUN 8          /* samples of the mechanism in use per update of its cost; the cheapest counts */
 
 struct adapt_class {
     double cost[2];   /* seconds per byte, SINGLE and PIPE; valid once when[] is set */
@@ -44,6 +51,8 @@ struct adapt_class {
     int burst_mech;   /* the mechanism being (re)measured ... */
     int burst_left;   /* ... for this many more timed messages (0: none) */
     double burst_min; /* its cheapest cost so far in the burst */
+    double run_min;   /* outside bursts: the cheapest sample of the current run ... */
+    int run_n;        /* ... of this many samples (of the mechanism in use) */
     int reported;     /* the comparison was logged */
 };
 
@@ -147,6 +156,7 @@ static void sample_done(struct adapt_peer *p, int peer, double t)
         if (--a->burst_left)
             return;   /* the burst goes on; its cheapest sample counts at its end */
         int had = a->when[w] != 0;
+        a->run_n = 0;   /* the winner may change: a run holds one mechanism's samples */
         /* an old value says nothing about the current phase */
         a->cost[w] = a->burst_min;
         a->when[w] = t;
@@ -157,7 +167,12 @@ static void sample_done(struct adapt_peer *p, int peer, double t)
                 a->gap = GAP_MIN;
         }
     } else {
-        a->cost[w] = 0.75 * a->cost[w] + 0.25 * cost;
+        if (!a->run_n || cost < a->run_min)
+            a->run_min = cost;
+        if (++a->run_n < RUN)
+            return;
+        a->run_n = 0;
+        a->cost[w] = a->run_min;
         a->when[w] = t;
     }
     /* report the first comparison and the changes of the winner (a few per peer) */
