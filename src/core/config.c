@@ -1,6 +1,7 @@
 /* The FERRY_* configuration table (see config.h). */
 #include "core/config.h"
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,14 +216,39 @@ static const char *choice_name(const char *choices, long i, char *buf, size_t le
     return buf;
 }
 
+/* An integer, optionally with a binary suffix K, M or G (FERRY_CMA_MAX=1G):
+ * most variables are byte counts, and ferry-bench takes sizes the same way. */
+static int parse_count(const char *s, long *out)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(s, &end, 0);
+    if (errno || end == s)
+        return -1;
+    int shift = 0;
+    switch (*end) {
+    case '\0': break;
+    case 'k': case 'K': shift = 10; break;
+    case 'm': case 'M': shift = 20; break;
+    case 'g': case 'G': shift = 30; break;
+    default: return -1;
+    }
+    if (shift && end[1])
+        return -1;
+    if (x > (LONG_MAX >> shift) || x < (LONG_MIN >> shift))
+        return -1;
+    *out = x * (1L << shift);
+    return 0;
+}
+
 static void die_bad(const struct config_var *v, const char *s)
 {
     if (v->choices)
         fprintf(stderr, "ferry: invalid value '%s' for %s (expected one of %s): %s\n", s, v->name, v->choices,
                 v->help);
     else
-        fprintf(stderr, "ferry: invalid value '%s' for %s (expected an integer in [%ld, %ld]): %s\n", s, v->name,
-                v->min, v->max, v->help);
+        fprintf(stderr, "ferry: invalid value '%s' for %s (expected an integer in [%ld, %ld], optionally with "
+                "K, M or G): %s\n", s, v->name, v->min, v->max, v->help);
     exit(1);
 }
 
@@ -245,10 +271,8 @@ void ferry_config_load(void)
             *v->value = i;
             continue;
         }
-        char *end;
-        errno = 0;
-        long x = strtol(s, &end, 0);
-        if (errno || *end || x < v->min || x > v->max)
+        long x;
+        if (parse_count(s, &x) || x < v->min || x > v->max)
             die_bad(v, s);
         *v->value = x;
     }
