@@ -15,6 +15,7 @@ struct ferry_config {
     long split_max;
     long split_share;        /* split single copy: percent of the message the sender writes */
     long rndv_both_ways;     /* rendezvous both ways between a pair: -1 measured, 1 rings, 0 single copy */
+    long rndv_oversub;       /* rendezvous when ranks outnumber CPUs: -1 by ranks per CPU, 1 rings, 0 single copy */
     const char *p2p_model;   /* point-to-point cost model file from ferry-tune --p2p ("": built in) */
     long shm_max_packet;     /* largest packet, header included */
     long eager_max;          /* largest message sent eagerly (-1: derived) */

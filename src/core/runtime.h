@@ -23,6 +23,7 @@ struct ferry_runtime {
     int appnum;
     int singleton;
     int oversubscribed;                /* more local ranks than CPUs: waiting ranks sleep */
+    int local_cpus;                    /* CPUs the local ranks run on (an estimate, see shm.c) */
     char jobid[64];
     char hostname[MPI_MAX_PROCESSOR_NAME];
     struct ferry_peer *peers;          /* indexed by world rank */

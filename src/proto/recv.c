@@ -175,9 +175,21 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
         m = ferry_ladder_rndv(bytes);
     /* truncated: the receiver alone decides what lands. Ranks outnumber
      * CPUs: the sender's half would wait until the sender is scheduled (it
-     * may sleep), and there is no second core to copy on anyway */
+     * may sleep) */
     if (m == FERRY_MECH_SPLIT && (bytes > r->bytes || ferry_rt.oversubscribed))
         m = FERRY_MECH_CMA;
+    /* ... and up to 2 ranks per CPU the rings beat the receiver's lone pull
+     * (the sender's copy-in and the receiver's copy-out overlap on two
+     * CPUs); beyond, single copy (a pipeline needs both ends on a CPU at
+     * once). FERRY_RNDV_OVERSUB; hand-set thresholds win. */
+    if (m == FERRY_MECH_CMA && ferry_rt.oversubscribed && !ferry_ladder_forced() &&
+        (ferry_cfg.rndv_oversub >= 0 ? ferry_cfg.rndv_oversub : ferry_rt.local_size <= 2 * ferry_rt.local_cpus)) {
+        static int logged;
+        if (!logged++)
+            ferry_log(1, "rendezvous with %d local ranks on %d CPUs: through the rings (FERRY_RNDV_OVERSUB)",
+                      ferry_rt.local_size, ferry_rt.local_cpus);
+        m = FERRY_MECH_PIPELINE;
+    }
     /* Large messages both ways between the pair (an exchange, a
      * bidirectional stream, a ping-pong; see ferry_proto_rndv_both_ways):
      * single copy or both directions through the rings, each core copying

@@ -141,13 +141,12 @@ static int probe_pull(int world, uint64_t remote_hdr)
     return ok;
 }
 
-/* Oversubscribed when the ranks of this node have fewer CPUs among them than
- * there are ranks (the largest affinity mask stands in for their union:
- * ranks bound one per core see one CPU each but do not share). */
-static int decide_sleep(void)
+/* The CPUs the ranks of this node run on: the largest affinity mask stands
+ * in for their union (ranks bound one per core see one CPU each but do not
+ * share; when every rank is pinned to one, they share only if there are more
+ * of them than CPUs online). */
+static uint64_t local_cpus(void)
 {
-    if (ferry_cfg.oversubscribe >= 0)
-        return (int)ferry_cfg.oversubscribe;
     uint64_t cpus = 0;
     int bound_single = 0;
     for (uint32_t i = 0; i < shm.nlocal; i++) {
@@ -156,11 +155,19 @@ static int decide_sleep(void)
         bound_single += c == 1;
     }
     if (bound_single == (int)shm.nlocal) {
-        /* everyone is pinned to one CPU: shared only if two ranks got the same one */
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        return (long)shm.nlocal > ncpu;
+        cpus = ncpu > 0 && (uint64_t)ncpu < shm.nlocal ? (uint64_t)ncpu : shm.nlocal;
     }
-    return (uint64_t)shm.nlocal > cpus;
+    return cpus ? cpus : 1;
+}
+
+/* Oversubscribed when the ranks of this node have fewer CPUs among them than
+ * there are ranks. */
+static int decide_sleep(void)
+{
+    if (ferry_cfg.oversubscribe >= 0)
+        return (int)ferry_cfg.oversubscribe;
+    return (uint64_t)shm.nlocal > (uint64_t)ferry_rt.local_cpus;
 }
 
 static int shm_init(void)
@@ -229,6 +236,7 @@ static int shm_init(void)
                         ferry_rt.world_rank, w);
         }
     }
+    ferry_rt.local_cpus = (int)local_cpus();
     shm.may_sleep = decide_sleep();
     ferry_rt.oversubscribed = shm.may_sleep;
     ferry_log(1, "shm: %u local ranks, %u KiB rings, packets up to %u bytes, %zu KiB per rank%s", shm.nlocal,
