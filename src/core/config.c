@@ -226,7 +226,8 @@ static const char *choice_name(const char *choices, long i, char *buf, size_t le
 }
 
 /* An integer, optionally with a binary suffix K, M or G (FERRY_CMA_MAX=1G):
- * most variables are byte counts, and ferry-bench takes sizes the same way. */
+ * most variables are byte counts. Unlike ferry-bench's --min-size, no B or
+ * iB after it: a FERRY_* value is the number alone. */
 static int parse_count(const char *s, long *out)
 {
     char *end;

@@ -152,6 +152,19 @@ static void start_pull(struct ferry_request *r, uint64_t addr, uint64_t sreq, si
     }
 }
 
+/* Ranks outnumber CPUs: up to 2 ranks per CPU the rings beat the receiver's
+ * lone pull (the sender's copy-in and the receiver's copy-out overlap on two
+ * CPUs); beyond, single copy (a pipeline needs both ends on a CPU at once).
+ * FERRY_RNDV_OVERSUB; hand-set thresholds win. */
+static int oversub_takes_rings(void)
+{
+    if (!ferry_rt.oversubscribed || ferry_ladder_forced())
+        return 0;
+    if (ferry_cfg.rndv_oversub >= 0)
+        return (int)ferry_cfg.rndv_oversub;
+    return ferry_rt.local_size <= 2 * ferry_rt.local_cpus;
+}
+
 /* The receive r matched a rendezvous message announced by an RTS. */
 static void start_rndv(struct ferry_request *r, int src_world, int src, int tag, size_t bytes, uint64_t sreq,
                        uint64_t addr)
@@ -178,12 +191,7 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
      * may sleep) */
     if (m == FERRY_MECH_SPLIT && (bytes > r->bytes || ferry_rt.oversubscribed))
         m = FERRY_MECH_CMA;
-    /* ... and up to 2 ranks per CPU the rings beat the receiver's lone pull
-     * (the sender's copy-in and the receiver's copy-out overlap on two
-     * CPUs); beyond, single copy (a pipeline needs both ends on a CPU at
-     * once). FERRY_RNDV_OVERSUB; hand-set thresholds win. */
-    if (m == FERRY_MECH_CMA && ferry_rt.oversubscribed && !ferry_ladder_forced() &&
-        (ferry_cfg.rndv_oversub >= 0 ? ferry_cfg.rndv_oversub : ferry_rt.local_size <= 2 * ferry_rt.local_cpus)) {
+    if (m == FERRY_MECH_CMA && oversub_takes_rings()) {
         static int logged;
         if (!logged++)
             ferry_log(1, "rendezvous with %d local ranks on %d CPUs: through the rings (FERRY_RNDV_OVERSUB)",

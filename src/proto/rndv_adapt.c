@@ -48,11 +48,10 @@ struct adapt_class {
     double when[2];   /* when each was last measured (0: never) */
     double gap;       /* current retry gap for the mechanism not in use */
     int last_best;    /* the cheaper one at the last measurement */
-    int burst_mech;   /* the mechanism being (re)measured ... */
-    int burst_left;   /* ... for this many more timed messages (0: none) */
-    double burst_min; /* its cheapest cost so far in the burst */
-    double run_min;   /* outside bursts: the cheapest sample of the current run ... */
-    int run_n;        /* ... of this many samples (of the mechanism in use) */
+    int in_burst;     /* the timed messages (re)measure burst_mech, not the one in use */
+    int burst_mech;
+    int block_n;      /* samples in the current block (a burst of BURST, else a run of RUN) ... */
+    double block_min; /* ... and the cheapest of them */
     int reported;     /* the comparison was logged */
 };
 
@@ -115,7 +114,7 @@ enum ferry_mech ferry_rndv_adapt_choose(struct ferry_request *r, size_t bytes, e
     if (!isolated)   /* not timed: the cheaper one (single copy until both were timed) */
         return best == PIPE ? FERRY_MECH_PIPELINE : single;
     double t = ferry_now();
-    if (!a->burst_left) {
+    if (!a->in_burst) {
         /* start a burst: single copy (the ladder's choice) until it was
          * measured, then the pipeline, then the loser once its gap is over */
         int m = -1;
@@ -126,12 +125,12 @@ enum ferry_mech ferry_rndv_adapt_choose(struct ferry_request *r, size_t bytes, e
         else if (t - a->when[!best] > a->gap)
             m = !best;
         if (m >= 0) {
+            a->in_burst = 1;
             a->burst_mech = m;
-            a->burst_left = BURST;
-            a->burst_min = 0;
+            a->block_n = 0;   /* a block of its own: a partial run of the one in use is dropped */
         }
     }
-    int pick = a->burst_left ? a->burst_mech : best;
+    int pick = a->in_burst ? a->burst_mech : best;
     p->timed = r;
     p->t0 = t;
     p->bytes = bytes;
@@ -148,32 +147,26 @@ static void sample_done(struct adapt_peer *p, int peer, double t)
     struct adapt_class *a = &p->cls_state[p->cls];
     int w = p->which;
     double cost = (t - p->t0) / (double)p->bytes;
-    /* a burst in progress is this sample's: no other timed sample of the
-     * peer starts before this one ends */
-    if (a->burst_left) {
-        if (!a->burst_min || cost < a->burst_min)
-            a->burst_min = cost;
-        if (--a->burst_left)
-            return;   /* the burst goes on; its cheapest sample counts at its end */
-        int had = a->when[w] != 0;
-        a->run_n = 0;   /* the winner may change: a run holds one mechanism's samples */
-        /* an old value says nothing about the current phase */
-        a->cost[w] = a->burst_min;
-        a->when[w] = t;
+    /* the sample belongs to the current block (a burst in progress is this
+     * sample's: no other timed sample of the peer starts before this one
+     * ends); the block's cheapest sample becomes w's cost when it is full,
+     * replacing the old one, which says nothing about the current phase */
+    if (!a->block_n || cost < a->block_min)
+        a->block_min = cost;
+    if (++a->block_n < (a->in_burst ? BURST : RUN))
+        return;
+    a->block_n = 0;
+    int had = a->when[w] != 0;
+    a->cost[w] = a->block_min;
+    a->when[w] = t;
+    if (a->in_burst) {
+        a->in_burst = 0;
         if (had && a->when[!w]) {
             if (a->cost[w] > 2 * a->cost[!w])
                 a->gap = a->gap * 2 < GAP_MAX ? a->gap * 2 : GAP_MAX;
             else
                 a->gap = GAP_MIN;
         }
-    } else {
-        if (!a->run_n || cost < a->run_min)
-            a->run_min = cost;
-        if (++a->run_n < RUN)
-            return;
-        a->run_n = 0;
-        a->cost[w] = a->run_min;
-        a->when[w] = t;
     }
     /* report the first comparison and the changes of the winner (a few per peer) */
     int best = a->cost[PIPE] < a->cost[SINGLE] ? PIPE : SINGLE;
