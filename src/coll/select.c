@@ -377,7 +377,9 @@ static const char *builtin(int kind, size_t bytes, int n)
     case FERRY_COLL_ALLTOALL:
         if (bytes <= 256 && n >= 8)
             return "bruck";
-        return bytes <= 32768 ? "linear" : "pairwise";
+        /* ranks outnumber CPUs: every exchange in one step; pairwise would
+         * wait for each partner to be scheduled in turn */
+        return bytes <= 32768 || ferry_rt.oversubscribed ? "linear" : "pairwise";
     case FERRY_COLL_ALLTOALLV:
     case FERRY_COLL_ALLTOALLW:
         return n <= 8 ? "linear" : "pairwise";
