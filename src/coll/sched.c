@@ -9,6 +9,7 @@
 #include "core/util.h"
 #include "proto/proto.h"
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,9 +27,28 @@ struct ferry_datatype *sched_byte(void)
     return byte;
 }
 
+/* Finished schedules kept with their step and buffer arrays: a
+ * nonblocking collective of a few bytes otherwise spent a fifth of its time
+ * in malloc and free. */
+enum { POOL_MAX = 8 };
+static struct ferry_sched *pool;   /* linked through next */
+static int pooled;
+
 struct ferry_sched *sched_new(struct ferry_comm *c)
 {
-    struct ferry_sched *s = ferry_xcalloc(1, sizeof *s);
+    struct ferry_sched *s = pool;
+    struct sched_step *steps = NULL;
+    void **mem = NULL;
+    int cap = 0, memcap = 0;
+    if (s) {
+        pool = s->next;
+        pooled--;
+        steps = s->steps, cap = s->cap, mem = s->mem, memcap = s->memcap;
+    } else {
+        s = ferry_xmalloc(sizeof *s);
+    }
+    memset(s, 0, offsetof(struct ferry_sched, arena));
+    s->steps = steps, s->cap = cap, s->mem = mem, s->memcap = memcap;
     s->comm = c;
     c->refs++;
     s->sub[SPACE_MAIN] = c;
@@ -83,14 +103,20 @@ static void free_sched(struct ferry_sched *s)
     }
     for (int i = 0; i < s->nmem; i++)
         free(s->mem[i]);
-    free(s->mem);
-    free(s->steps);
     for (int i = SPACE_MAIN + 1; i < SPACE_COUNT; i++)
         if (s->sub[i])
             ferry_comm_release(s->sub[i]);
     if (s->op)
         ferry_op_release(s->op);
     ferry_comm_release(s->comm);
+    if (pooled < POOL_MAX) {
+        s->next = pool;
+        pool = s;
+        pooled++;
+        return;
+    }
+    free(s->mem);
+    free(s->steps);
     free(s);
 }
 
@@ -101,6 +127,11 @@ void sched_discard(struct ferry_sched *s)
 
 void *sched_alloc(struct ferry_sched *s, size_t bytes)
 {
+    size_t at = (s->arena_used + 15) & ~(size_t)15;
+    if (bytes <= sizeof s->arena - at) {
+        s->arena_used = at + bytes;
+        return s->arena + at;
+    }
     if (s->nmem == s->memcap) {
         s->memcap = s->memcap ? 2 * s->memcap : 4;
         s->mem = ferry_xrealloc(s->mem, (size_t)s->memcap * sizeof *s->mem);

@@ -71,6 +71,10 @@ struct sched_step {
     uint64_t seq;
 };
 
+/* Bytes of sched_alloc buffers a schedule holds inline (a shared-memory
+ * operation, the alltoall plan of 8 ranks) */
+#define SCHED_ARENA 512
+
 struct ferry_sched {
     struct ferry_comm *comm;
     struct ferry_comm *sub[SPACE_COUNT];   /* communicator of each space (sub[0] = comm) */
@@ -87,6 +91,9 @@ struct ferry_sched {
     struct ferry_sched *next;              /* list of running schedules */
     /* the space the builders currently address */
     int space, rank, size;
+    /* sched_alloc's small buffers, inside the schedule itself */
+    size_t arena_used;
+    _Alignas(16) unsigned char arena[SCHED_ARENA];
 };
 
 /* A schedule on c, with the next tag of c's collective sequence. */
@@ -127,7 +134,8 @@ struct sched_step *sched_poll(struct ferry_sched *s, sched_poll_fn fn, void *arg
 void sched_copy_now(const void *src, size_t sn, struct ferry_datatype *st, void *dst, size_t dn,
                     struct ferry_datatype *dt);
 
-/* Temporary memory freed with the schedule. */
+/* Temporary memory freed with the schedule (up to SCHED_ARENA bytes in all
+ * come from inside the schedule itself). */
 void *sched_alloc(struct ferry_sched *s, size_t bytes);
 /* n elements of dt in dt's natural layout (element i at i * extent); the
  * pointer may lie before the allocation when dt's lower bound is not zero. */
