@@ -81,6 +81,8 @@ static int blocking_recv(void *buf, MPI_Count count, MPI_Datatype type, int sour
     int rc = check_p2p(comm, buf, count, type, source, tag, 0, &c, &dt, fn);
     if (rc)
         return rc;
+    if (ferry_proto_recv_now(c, buf, (size_t)count, dt, source, tag, status))
+        return MPI_SUCCESS;
     return ferry_api_finish(ferry_api_start_recv(buf, (size_t)count, dt, c, source, tag), status, fn);
 }
 

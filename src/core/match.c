@@ -7,6 +7,11 @@
 static struct ferry_request *posted_head, *posted_tail;
 static struct ferry_unexp *unexp_head, *unexp_tail;
 
+int ferry_match_idle(void)
+{
+    return !posted_head && !unexp_head;
+}
+
 void ferry_posted_add(struct ferry_request *r)
 {
     r->next = NULL;

@@ -49,6 +49,9 @@ struct ferry_unexp *ferry_unexp_find(uint32_t ctx, int src, int tag, int take);
  * (it matched already). ctx and tag guard against msg_id wrapping. */
 struct ferry_unexp *ferry_unexp_take_sent(int world_src, uint32_t ctx, int tag, uint32_t msg_id);
 void ferry_unexp_free(struct ferry_unexp *u);
+/* Both queues are empty: an arriving message can only go to a receive posted
+ * from now on. */
+int ferry_match_idle(void);
 void ferry_match_finalize(void);
 
 #endif

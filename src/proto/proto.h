@@ -14,6 +14,7 @@
  * Incoming packets are dispatched on their type through one table (recv.c). */
 #ifndef FERRY_PROTO_H
 #define FERRY_PROTO_H
+#include <mpi.h>
 #include <stddef.h>
 #include "proto/packet.h"
 
@@ -31,6 +32,12 @@ struct ferry_comm;
 struct ferry_datatype;
 int ferry_proto_send_now(struct ferry_comm *c, const void *buf, size_t count, struct ferry_datatype *dt, int dest,
                          int tag);
+/* The blocking-receive fast path: with nothing else to match against, the
+ * next packet from the source is this receive's message if it is an eager
+ * one it accepts; delivered into buf without a request. Returns 1 when
+ * received (status filled), 0 when the caller must take the full path. */
+int ferry_proto_recv_now(struct ferry_comm *c, void *buf, size_t count, struct ferry_datatype *dt, int src, int tag,
+                         MPI_Status *status);
 /* Start a receive: match an unexpected message or post it. */
 void ferry_proto_irecv(struct ferry_request *r);
 /* Start receiving r from the message u that Mprobe took off the unexpected queue. */

@@ -7,7 +7,9 @@
 #include "core/comm.h"
 #include "core/config.h"
 #include "core/datatype.h"
+#include "core/biglock.h"
 #include "core/match.h"
+#include "core/progress.h"
 #include "core/request.h"
 #include "core/runtime.h"
 #include "core/util.h"
@@ -257,6 +259,47 @@ void ferry_proto_mrecv(struct ferry_request *r, struct ferry_unexp *u)
 {
     recv_begin(r);
     recv_from_unexp(r, u);
+}
+
+/* Polls of the source's ring before recv_now gives up and leaves the wait to
+ * the full path (a few microseconds: a ping-pong reply is back well within). */
+#define RECV_NOW_POLLS 512
+
+/* The blocking receive's fast path. Nothing else to match against (both
+ * queues empty), so the next packet from the source is the oldest message
+ * it has sent us that nobody has taken: if it is eager and this receive
+ * accepts it, it is this receive's message (MPI's ordering rule). Saves the
+ * request, the posted queue and the full progress loop: 0-byte ping-pong
+ * one way 0.12 -> 0.10 us on the development VM. Only with a CPU of our own
+ * (oversubscribed, spinning on one ring keeps the CPU from the sender), one
+ * thread in MPI, and no queued sends or pulls that polling only this ring
+ * would hold up. */
+int ferry_proto_recv_now(struct ferry_comm *c, void *buf, size_t count, struct ferry_datatype *dt, int src, int tag,
+                         MPI_Status *status)
+{
+    if (src < 0 || ferry_rt.oversubscribed || ferry_biglock_on || pulls || ferry_proto_sends_queued() ||
+        !ferry_match_idle())
+        return 0;
+    int peer = ferry_comm_world_rank(c, src);
+    const struct ferry_transport *tr = ferry_rt.peers[peer].tr;
+    if (!tr->peek)
+        return 0;
+    const struct ferry_pkt *pkt;
+    for (int i = 0; !(pkt = tr->peek(peer)); i++) {
+        if (i == RECV_NOW_POLLS)
+            return 0;
+        cpu_relax();
+    }
+    size_t cap = ferry_dt_bytes(dt, count);
+    if (pkt->type != FERRY_PKT_EAGER || !ferry_match_ok(pkt->ctx, pkt->src, pkt->tag, c->ctx, src, tag) ||
+        pkt->msg_bytes > cap)
+        return 0;   /* poll() will handle it (a truncation is reported there) */
+    const void *payload = (pkt->flags & FERRY_PKT_FLAG_INLINE) ? (const void *)pkt->inline_data : (const void *)(pkt + 1);
+    ferry_dt_unpack(dt, buf, 0, payload, (size_t)pkt->msg_bytes);
+    if (status != MPI_STATUS_IGNORE)   /* MPI_ERROR stays as the user had it (ferry_request_status_out) */
+        ferry_status_set(status, pkt->src, pkt->tag, status->MPI_ERROR, (size_t)pkt->msg_bytes, 0);
+    tr->consume(peer);
+    return 1;
 }
 
 void ferry_proto_irecv(struct ferry_request *r)

@@ -48,6 +48,11 @@ struct ferry_transport {
     /* Wake this process's sleep(), if it sleeps: another thread of the
      * process made progress the sleeper may be waiting for. */
     void (*wake)(void);
+    /* The oldest packet from `peer` that poll() has not handled, NULL when
+     * none has arrived; it stays there until consume(peer). For a blocking
+     * receive that waits on one peer (proto's recv_now). Optional. */
+    const struct ferry_pkt *(*peek)(int peer);
+    void (*consume)(int peer);
 };
 
 extern const struct ferry_transport ferry_transport_shm;

@@ -286,6 +286,31 @@ static int poll_ring(uint32_t i)
     return handled;
 }
 
+/* The next packet on the ring from world rank peer (SKIPs stepped over). */
+static const struct ferry_pkt *shm_peek(int peer)
+{
+    struct shm_in *in = &shm.in[ferry_rt.peers[peer].local];
+    uint64_t head = __atomic_load_n(&in->ctl->head, __ATOMIC_ACQUIRE);
+    while (in->tail < head) {
+        uint64_t off = in->tail % shm.ring_bytes;
+        const struct ferry_pkt *pkt = (const struct ferry_pkt *)(in->data + off);
+        if (pkt->type != SHM_PKT_SKIP)
+            return pkt;
+        in->tail += shm.ring_bytes - off;
+        __atomic_store_n(&in->ctl->tail, in->tail, __ATOMIC_RELEASE);
+    }
+    return NULL;
+}
+
+/* The packet shm_peek returned is handled: hand its bytes back. */
+static void shm_consume(int peer)
+{
+    struct shm_in *in = &shm.in[ferry_rt.peers[peer].local];
+    const struct ferry_pkt *pkt = (const struct ferry_pkt *)(in->data + in->tail % shm.ring_bytes);
+    in->tail += shm_pkt_span(pkt->payload);
+    __atomic_store_n(&in->ctl->tail, in->tail, __ATOMIC_RELEASE);
+}
+
 /* Hot peers: with many local ranks, every poll reads the rings of at most
  * FERRY_SHM_HOT peers (those that sent to us or that we sent to lately), and
  * only every FERRY_SHM_COLD_SCAN-th poll reads all the others; a cold ring
@@ -499,4 +524,6 @@ const struct ferry_transport ferry_transport_shm = {
     .disable_pull = shm_disable_pull,
     .sleep = shm_sleep,
     .wake = shm_wake,
+    .peek = shm_peek,
+    .consume = shm_consume,
 };
