@@ -270,7 +270,7 @@ void ferry_proto_mrecv(struct ferry_request *r, struct ferry_unexp *u)
  * it has sent us that nobody has taken: if it is eager and this receive
  * accepts it, it is this receive's message (MPI's ordering rule). Saves the
  * request, the posted queue and the full progress loop: 0-byte ping-pong
- * one way 0.12 -> 0.10 us on the development VM. Only with a CPU of our own
+ * one way 0.128 -> 0.113 us (medians) on the development VM. Only with a CPU of our own
  * (oversubscribed, spinning on one ring keeps the CPU from the sender), one
  * thread in MPI, and no queued sends or pulls that polling only this ring
  * would hold up. */
