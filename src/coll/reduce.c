@@ -256,13 +256,14 @@ int allreduce_rd(struct ferry_sched *s, const struct ferry_coll_args *a)
     b.rem = s->size - b.pof2;
     b.newrank = r < 2 * b.rem ? (r & 1 ? r / 2 : -1) : r - b.rem;
     const void *src = contribution(a);
-    int d = 1;
+    int d = 1, peer = b.rem == 0 && b.pof2 > 1 ? rab_real(&b, b.newrank ^ 1) : -1;
     void *acc, *tmp = NULL;
-    if (b.rem == 0 && src != a->rbuf && R.dt == R.unit && b.pof2 > 1) {
-        /* the first exchange sends the user's vector and receives the
-         * partner's straight into the result buffer: no copy of src first,
-         * and no temporary at all with 2 ranks */
-        int peer = rab_real(&b, b.newrank ^ 1);
+    /* The first exchange sends the user's vector and receives the partner's
+     * straight into the result buffer: no copy of src first, and no
+     * temporary at all with 2 ranks. Not on the upper rank of a pair with a
+     * non-commutative op: its reduction (partner's data on the left) is
+     * formed in the left operand, which here is the user's send buffer. */
+    if (peer >= 0 && src != a->rbuf && R.dt == R.unit && (peer > r || a->op->commute)) {
         acc = a->rbuf;
         sched_send(s, src, R.n, R.unit, peer);
         sched_recv(s, acc, R.n, R.unit, peer);

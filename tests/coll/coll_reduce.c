@@ -8,7 +8,8 @@
  *   a derived vector type of ints with SUM (reduced as its basic type) and
  *     with a commutative user op (which sees the derived type itself); the
  *     holes of the vector type must stay untouched.
- * Every element is checked against a reference folded locally in rank order.
+ * Every element is checked against a reference folded locally in rank order,
+ * and the send buffer must come back unchanged.
  *
  * usage: coll_reduce [quick]   (quick: fewer counts, for the sanitizer run) */
 #include "collt.h"
@@ -179,6 +180,19 @@ static void finish(MPI_Request *req)
         ct_wait(req);
 }
 
+/* The send buffer is input only: after the call it still holds this rank's
+ * contribution (an algorithm must not use it as scratch). */
+static void verify_input(int cs, const char *sb, size_t count, int in_place)
+{
+    unsigned char e[64];
+    for (size_t i = 0; !in_place && i < count; i++) {
+        contrib(cs, rank, i, e);
+        if (!same(cs, sb + i * ext(cs), e))
+            tc_fail(__FILE__, __LINE__, "send buffer", "%s alg=%s case=%s count=%zu nb=%d: element %zu of the "
+                    "send buffer changed", what_fn, what_alg, case_name[cs], count, what_nb, i);
+    }
+}
+
 static void run_reduce(int cs, size_t count, int root, int in_place, int nb)
 {
     size_t e = ext(cs);
@@ -193,6 +207,7 @@ static void run_reduce(int cs, size_t count, int root, int in_place, int nb)
     finish(&req);
     if (rank == root)
         verify(cs, rb, count, 0, 0, size);
+    verify_input(cs, sb, count, in_place && rank == root);
     free(sb);
     free(rb);
 }
@@ -210,6 +225,7 @@ static void run_allreduce(int cs, size_t count, int in_place, int nb)
         CHECK_RC(MPI_Allreduce(s, rb, (int)count, dtype(cs), op_of(cs), MPI_COMM_WORLD));
     finish(&req);
     verify(cs, rb, count, 0, 0, size);
+    verify_input(cs, sb, count, in_place);
     free(sb);
     free(rb);
 }
@@ -240,6 +256,7 @@ static void run_reduce_scatter(int cs, size_t count, int block, int in_place, in
         CHECK_RC(MPI_Reduce_scatter(s, rb, counts, dtype(cs), op_of(cs), MPI_COMM_WORLD));
     finish(&req);
     verify(cs, rb, (size_t)counts[rank], first, 0, size);
+    verify_input(cs, sb, total, in_place);
     free(counts);
     free(sb);
     free(rb);
@@ -265,6 +282,7 @@ static void run_scan(int cs, size_t count, int exclusive, int in_place, int nb)
         verify(cs, rb, count, 0, 0, rank + 1);
     else if (rank > 0)
         verify(cs, rb, count, 0, 0, rank);
+    verify_input(cs, sb, count, in_place);
     free(sb);
     free(rb);
 }
