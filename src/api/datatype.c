@@ -207,10 +207,8 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype type, MPI_Count 
     if (!status || status == MPI_STATUS_IGNORE || count < 0)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Status_set_elements_x", "%s",
                            count < 0 ? "negative count" : "NULL status");
-    MPI_Count per = dt->size ? ferry_dt_elements(dt, dt->size) : 0;
-    size_t bytes = 0;
-    if (per > 0)
-        bytes = (size_t)(count / per) * dt->size + (size_t)(count % per) * (dt->size / (size_t)per);
+    /* elements differ in size in a struct: count them off the typemap */
+    size_t bytes = ferry_dt_element_bytes(dt, count);
     int cancelled = ferry_status_cancelled(status);
     ferry_status_set(status, status->MPI_SOURCE, status->MPI_TAG, status->MPI_ERROR, bytes, cancelled);
     return MPI_SUCCESS;

@@ -635,3 +635,52 @@ MPI_Count ferry_dt_elements(const struct ferry_datatype *dt, size_t bytes)
     MPI_Count n = run_elements(dt, bytes);
     return n < 0 ? MPI_UNDEFINED : n;
 }
+
+/* The inverse: bytes of the first n basic elements of one element of t
+ * (n < t->nelem), and of n basic elements of consecutive instances of c. */
+static size_t prefix_bytes(const struct ferry_datatype *t, MPI_Count n);
+
+static size_t run_bytes(const struct ferry_datatype *c, MPI_Count n)
+{
+    if (c->nelem == 0)
+        return 0;
+    size_t b = (size_t)(n / c->nelem) * c->size;
+    MPI_Count r = n % c->nelem;
+    return r ? b + prefix_bytes(c, r) : b;
+}
+
+static size_t prefix_bytes(const struct ferry_datatype *t, MPI_Count n)
+{
+    size_t b = 0;
+    switch (t->desc) {
+    case FERRY_DTD_PREDEF:
+        for (int i = 0; i < t->nruns && n > 0; i++) {
+            const struct ferry_dt_run *r = &t->runs[i];
+            MPI_Count take = FERRY_MIN(n, (MPI_Count)r->count);
+            b += (size_t)take * r->size;
+            n -= take;
+        }
+        return b;
+    case FERRY_DTD_HVECTOR:
+        return run_bytes(t->child, n);
+    case FERRY_DTD_STRUCT:
+        for (int i = 0; i < t->n && n > 0; i++) {
+            const struct ferry_datatype *c = ferry_dt_block_type(t, i);
+            MPI_Count whole = (MPI_Count)t->blocklens[i] * c->nelem;
+            if (n >= whole) {
+                b += (size_t)t->blocklens[i] * c->size;
+                n -= whole;
+                continue;
+            }
+            return b + run_bytes(c, n);
+        }
+        return b;
+    default:
+        return prefix_bytes(t->child, n);
+    }
+}
+
+size_t ferry_dt_element_bytes(const struct ferry_datatype *dt, MPI_Count n)
+{
+    return run_bytes(dt, n);
+}

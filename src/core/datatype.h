@@ -175,6 +175,8 @@ int ferry_dt_segments(const struct ferry_datatype *dt, size_t off, size_t len, f
 /* Number of basic elements in the first `bytes` bytes of a packed stream;
  * MPI_UNDEFINED if bytes ends inside a basic element. */
 MPI_Count ferry_dt_elements(const struct ferry_datatype *dt, size_t bytes);
+/* Bytes of the packed stream holding the first n basic elements (Status_set_elements). */
+size_t ferry_dt_element_bytes(const struct ferry_datatype *dt, MPI_Count n);
 /* The single predefined type a type is made of (unit of reductions), or NULL. */
 struct ferry_datatype *ferry_dt_basic_type(const struct ferry_datatype *dt);
 

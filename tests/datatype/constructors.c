@@ -466,6 +466,20 @@ static void errors(void)
         OK(MPI_Test_cancelled(&st, &fl));
         CHECK(fl == 1, "Status_set_elements cleared the cancelled flag");
         OK(MPI_Type_free(&t3));
+        if (dt_is_ferry) {
+            /* elements of different sizes: struct {short[2]; double} */
+            int sbl[2] = {2, 1};
+            MPI_Aint sdisp[2] = {0, 8};
+            MPI_Datatype sty[2] = {MPI_SHORT, MPI_DOUBLE}, ts;
+            OK(MPI_Type_create_struct(2, sbl, sdisp, sty, &ts));
+            OK(MPI_Type_commit(&ts));
+            for (int k = 0; k <= 7; k++) {
+                OK(MPI_Status_set_elements(&st, ts, k));
+                OK(MPI_Get_elements(&st, ts, &n));
+                CHECK(n == k, "Status_set_elements(%d of struct {short[2]; double}): Get_elements %d", k, n);
+            }
+            OK(MPI_Type_free(&ts));
+        }
         OK(MPI_Status_set_elements_x(&st, MPI_BYTE, (MPI_Count)3 << 30));
         OK(MPI_Status_set_cancelled(&st, 0));
         OK(MPI_Get_elements_x(&st, MPI_BYTE, &cx));
