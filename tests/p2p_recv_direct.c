@@ -24,6 +24,13 @@ static void wait_all(int n, MPI_Request *rq)
     CHECK_RC(MPI_Waitall(n, rq, MPI_STATUSES_IGNORE));
 }
 
+/* Fill buf with this rank's pattern for salt and Isend it. */
+static void isend_filled(unsigned char *buf, int n, uint64_t salt, int to, int tag, MPI_Comm comm, MPI_Request *rq)
+{
+    tc_fill(buf, (size_t)n, rank, salt);
+    CHECK_RC(MPI_Isend(buf, n, MPI_BYTE, to, tag, comm, rq));
+}
+
 /* The receiver tells the sender it is about to receive, so that its queues
  * are empty and the message arrives while it waits (the case the fast path
  * takes); with itself as partner there is nothing to wait for. */
@@ -55,10 +62,8 @@ int main(int argc, char **argv)
     if (recvs)
         CHECK_RC(MPI_Irecv(rb[0], 64, MPI_BYTE, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, &pre));
     if (sends) {
-        tc_fill(sb[0], 24, rank, 1);
-        tc_fill(sb[1], 24, rank, 2);
-        CHECK_RC(MPI_Isend(sb[0], 24, MPI_BYTE, partner, 5, MPI_COMM_WORLD, &rq[0]));
-        CHECK_RC(MPI_Isend(sb[1], 24, MPI_BYTE, partner, 5, MPI_COMM_WORLD, &rq[1]));
+        isend_filled(sb[0], 24, 1, partner, 5, MPI_COMM_WORLD, &rq[0]);
+        isend_filled(sb[1], 24, 2, partner, 5, MPI_COMM_WORLD, &rq[1]);
     }
     if (recvs) {
         CHECK_RC(MPI_Recv(rb[1], 64, MPI_BYTE, src, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
@@ -72,10 +77,8 @@ int main(int argc, char **argv)
     /* B: tag 1 then tag 2 sent, tag 2 received first */
     ready(partner, sends, self);
     if (sends) {
-        tc_fill(sb[0], 8, rank, 3);
-        tc_fill(sb[1], 8, rank, 4);
-        CHECK_RC(MPI_Isend(sb[0], 8, MPI_BYTE, partner, 1, MPI_COMM_WORLD, &rq[0]));
-        CHECK_RC(MPI_Isend(sb[1], 8, MPI_BYTE, partner, 2, MPI_COMM_WORLD, &rq[1]));
+        isend_filled(sb[0], 8, 3, partner, 1, MPI_COMM_WORLD, &rq[0]);
+        isend_filled(sb[1], 8, 4, partner, 2, MPI_COMM_WORLD, &rq[1]);
     }
     if (recvs) {
         CHECK_RC(MPI_Recv(rb[1], 8, MPI_BYTE, src, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
@@ -88,10 +91,8 @@ int main(int argc, char **argv)
 
     /* C: status of an MPI_ANY_TAG receive */
     ready(partner, sends, self);
-    if (sends) {
-        tc_fill(sb[0], 13, rank, 5);
-        CHECK_RC(MPI_Isend(sb[0], 13, MPI_BYTE, partner, 9, MPI_COMM_WORLD, &rq[0]));
-    }
+    if (sends)
+        isend_filled(sb[0], 13, 5, partner, 9, MPI_COMM_WORLD, &rq[0]);
     if (recvs) {
         MPI_Status st;
         st.MPI_ERROR = -77;
@@ -112,10 +113,8 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
     ready(partner, sends, self);
     if (sends) {
-        tc_fill(sb[0], 16, rank, 6);
-        tc_fill(sb[1], 8, rank, 7);
-        CHECK_RC(MPI_Isend(sb[0], 16, MPI_BYTE, partner, 3, comm, &rq[0]));
-        CHECK_RC(MPI_Isend(sb[1], 8, MPI_BYTE, partner, 3, comm, &rq[1]));
+        isend_filled(sb[0], 16, 6, partner, 3, comm, &rq[0]);
+        isend_filled(sb[1], 8, 7, partner, 3, comm, &rq[1]);
     }
     if (recvs) {
         int rc = MPI_Recv(rb[0], 8, MPI_BYTE, src, 3, comm, MPI_STATUS_IGNORE), cls = -1;

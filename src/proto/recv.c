@@ -261,6 +261,12 @@ void ferry_proto_mrecv(struct ferry_request *r, struct ferry_unexp *u)
     recv_from_unexp(r, u);
 }
 
+/* Where an EAGER packet's message is: inside the header, or after it. */
+static const void *eager_data(const struct ferry_pkt *pkt)
+{
+    return (pkt->flags & FERRY_PKT_FLAG_INLINE) ? (const void *)pkt->inline_data : (const void *)(pkt + 1);
+}
+
 /* Polls of the source's ring before recv_now gives up and leaves the wait to
  * the full path (a few microseconds: a ping-pong reply is back well within). */
 #define RECV_NOW_POLLS 512
@@ -270,10 +276,10 @@ void ferry_proto_mrecv(struct ferry_request *r, struct ferry_unexp *u)
  * it has sent us that nobody has taken: if it is eager and this receive
  * accepts it, it is this receive's message (MPI's ordering rule). Saves the
  * request, the posted queue and the full progress loop: 0-byte ping-pong
- * one way 0.128 -> 0.113 us (medians) on the development VM. Only with a CPU of our own
- * (oversubscribed, spinning on one ring keeps the CPU from the sender), one
- * thread in MPI, and no queued sends or pulls that polling only this ring
- * would hold up. */
+ * one way 0.128 -> 0.113 us (medians) on the development VM. Only with a
+ * CPU of our own (oversubscribed, spinning on one ring keeps the CPU from
+ * the sender), one thread in MPI, and no queued sends or pulls that polling
+ * only this ring would hold up. */
 int ferry_proto_recv_now(struct ferry_comm *c, void *buf, size_t count, struct ferry_datatype *dt, int src, int tag,
                          MPI_Status *status)
 {
@@ -294,8 +300,7 @@ int ferry_proto_recv_now(struct ferry_comm *c, void *buf, size_t count, struct f
     if (pkt->type != FERRY_PKT_EAGER || !ferry_match_ok(pkt->ctx, pkt->src, pkt->tag, c->ctx, src, tag) ||
         pkt->msg_bytes > cap)
         return 0;   /* poll() will handle it (a truncation is reported there) */
-    const void *payload = (pkt->flags & FERRY_PKT_FLAG_INLINE) ? (const void *)pkt->inline_data : (const void *)(pkt + 1);
-    ferry_dt_unpack(dt, buf, 0, payload, (size_t)pkt->msg_bytes);
+    ferry_dt_unpack(dt, buf, 0, eager_data(pkt), (size_t)pkt->msg_bytes);
     if (status != MPI_STATUS_IGNORE)   /* MPI_ERROR stays as the user had it (ferry_request_status_out) */
         ferry_status_set(status, pkt->src, pkt->tag, status->MPI_ERROR, (size_t)pkt->msg_bytes, 0);
     tr->consume(peer);
@@ -319,7 +324,7 @@ void ferry_proto_irecv(struct ferry_request *r)
 
 static void on_eager(int src, const struct ferry_pkt *pkt)
 {
-    const void *payload = (pkt->flags & FERRY_PKT_FLAG_INLINE) ? (const void *)pkt->inline_data : (const void *)(pkt + 1);
+    const void *payload = eager_data(pkt);
     struct ferry_request *r = ferry_posted_take(pkt->ctx, pkt->src, pkt->tag);
     if (r) {
         ferry_dt_unpack(r->dt, r->buf, 0, payload, FERRY_MIN((size_t)pkt->msg_bytes, r->bytes));

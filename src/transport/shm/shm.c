@@ -257,8 +257,14 @@ static void shm_finalize(void)
     memset(&shm, 0, sizeof shm);
 }
 
-/* Drain ring i; returns the packets handled. */
+/* Done reading bytes at the ring's tail: hand them back to the producer. */
+static inline void ring_release(struct shm_in *in, uint64_t bytes)
+{
+    in->tail += bytes;
+    __atomic_store_n(&in->ctl->tail, in->tail, __ATOMIC_RELEASE);
+}
 
+/* Drain ring i; returns the packets handled. */
 static int poll_ring(uint32_t i)
 {
     int handled = 0;
@@ -273,31 +279,34 @@ static int poll_ring(uint32_t i)
          * three lines; they stop at head and at the ring's end) */
         for (uint64_t l = 64; l < SHM_RX_PREFETCH && l < head - in->tail && off + l < shm.ring_bytes; l += 64)
             __builtin_prefetch((const char *)pkt + l);
-        if (pkt->type == SHM_PKT_SKIP) {
-            in->tail += shm.ring_bytes - off;
-        } else {
+        uint64_t span = shm.ring_bytes - off;   /* SKIP: the rest of the ring */
+        if (pkt->type != SHM_PKT_SKIP) {
             ferry_proto_receive(in->world, pkt);
-            in->tail += shm_pkt_span(pkt->payload);
+            span = shm_pkt_span(pkt->payload);
             handled++;
         }
-        /* done reading the packet: hand its bytes back to the producer */
-        __atomic_store_n(&in->ctl->tail, in->tail, __ATOMIC_RELEASE);
+        ring_release(in, span);
     }
     return handled;
+}
+
+/* Our ring from world rank peer. */
+static struct shm_in *ring_from(int peer)
+{
+    return &shm.in[ferry_rt.peers[peer].local];
 }
 
 /* The next packet on the ring from world rank peer (SKIPs stepped over). */
 static const struct ferry_pkt *shm_peek(int peer)
 {
-    struct shm_in *in = &shm.in[ferry_rt.peers[peer].local];
+    struct shm_in *in = ring_from(peer);
     uint64_t head = __atomic_load_n(&in->ctl->head, __ATOMIC_ACQUIRE);
     while (in->tail < head) {
         uint64_t off = in->tail % shm.ring_bytes;
         const struct ferry_pkt *pkt = (const struct ferry_pkt *)(in->data + off);
         if (pkt->type != SHM_PKT_SKIP)
             return pkt;
-        in->tail += shm.ring_bytes - off;
-        __atomic_store_n(&in->ctl->tail, in->tail, __ATOMIC_RELEASE);
+        ring_release(in, shm.ring_bytes - off);
     }
     return NULL;
 }
@@ -305,10 +314,9 @@ static const struct ferry_pkt *shm_peek(int peer)
 /* The packet shm_peek returned is handled: hand its bytes back. */
 static void shm_consume(int peer)
 {
-    struct shm_in *in = &shm.in[ferry_rt.peers[peer].local];
+    struct shm_in *in = ring_from(peer);
     const struct ferry_pkt *pkt = (const struct ferry_pkt *)(in->data + in->tail % shm.ring_bytes);
-    in->tail += shm_pkt_span(pkt->payload);
-    __atomic_store_n(&in->ctl->tail, in->tail, __ATOMIC_RELEASE);
+    ring_release(in, shm_pkt_span(pkt->payload));
 }
 
 /* Hot peers: with many local ranks, every poll reads the rings of at most
