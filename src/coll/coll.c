@@ -35,6 +35,21 @@ static void note_call(enum ferry_coll_kind kind, struct ferry_comm *c, const str
     c->coll_after_barrier = kind == FERRY_COLL_BARRIER;
 }
 
+static const struct coll_alg *choose(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a,
+                                     int blocking)
+{
+    const struct coll_alg *alg = coll_select(kind, c, a, blocking);
+    if (FERRY_UNLIKELY(ferry_verbose >= 3))
+        ferry_log(3, "%s on %d ranks, %zu bytes: %s", ferry_coll_name(kind), c->size, coll_call_bytes(kind, c, a),
+                  alg->name);
+    return alg;
+}
+
+int coll_build_chosen(enum ferry_coll_kind kind, struct ferry_sched *s, const struct ferry_coll_args *a)
+{
+    return choose(kind, s->comm, a, 0)->build(s, a);
+}
+
 int ferry_coll(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a,
                struct ferry_request **req)
 {
@@ -44,15 +59,19 @@ int ferry_coll(enum ferry_coll_kind kind, struct ferry_comm *c, const struct fer
         s = sched_new(c);
         coll_build_fn fn = coll_inter[kind];
         rc = fn ? fn(s, a) : MPI_ERR_COMM;
+    } else if (note_call(kind, c, a), shm_deferring(kind, c, a)) {
+        s = sched_new(c);
+        rc = shm_defer(s, kind, a);
     } else {
-        note_call(kind, c, a);
-        const struct coll_alg *alg = coll_select(kind, c, a, req == NULL);
-        if (FERRY_UNLIKELY(ferry_verbose >= 3))
-            ferry_log(3, "%s on %d ranks, %zu bytes: %s", ferry_coll_name(kind), c->size,
-                      coll_call_bytes(kind, c, a), alg->name);
-        /* blocking calls of the shared-memory algorithms skip the schedule */
-        if (!req && alg->direct)
+        const struct coll_alg *alg = choose(kind, c, a, req == NULL);
+        /* blocking calls of the shared-memory algorithms skip the schedule;
+         * they still take the call's tag, as a schedule would: a rank that
+         * deferred this call's choice (shm_defer) built a schedule for it,
+         * and every rank's later calls must carry the same tags */
+        if (!req && alg->direct) {
+            c->coll_seq++;
             return alg->direct(kind, c, a);
+        }
         s = sched_new(c);
         rc = alg->build(s, a);
     }

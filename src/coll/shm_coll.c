@@ -4,8 +4,9 @@
  * flags on their own cache lines and increasing sequence numbers instead of
  * messages.
  *
- * Segment (one per communicator, created at an early blocking collective
- * that wants it, so that every rank creates it at the same point; named
+ * Segment (one per communicator, created at an early collective that wants
+ * it, so that every rank creates it at the same point: a blocking call
+ * creates it at once, a nonblocking one starts its creation; named
  * /ferry-<jobid>-c<ctx>-<n>, mode 0600, unlinked as soon as every rank
  * mapped it):
  *
@@ -50,6 +51,7 @@
 #include "core/comm.h"
 #include "core/config.h"
 #include "core/progress.h"
+#include "core/request.h"
 #include "core/runtime.h"
 #include "core/util.h"
 #include <assert.h>
@@ -90,12 +92,12 @@ struct shm_ctl {
 static_assert(sizeof(struct shm_ctl) == FERRY_CACHELINE, "one control line");
 
 /* Per-communicator state in this process. Communicators are told apart by
- * their context id (never reused); entries of freed communicators are swept
- * when a new segment is made, or dropped by ferry_coll_comm_free. */
+ * their context id (never reused); an entry lives until its communicator's
+ * last reference goes (ferry_coll_comm_free), so operations still running on
+ * a communicator the user freed keep their segment. */
 struct shm_comm {
     uint32_t ctx;
     struct ferry_comm *comm;
-    MPI_Comm handle;
     int n, rank;
     char *base;
     size_t len;
@@ -109,6 +111,9 @@ struct shm_comm {
     char *scratch;     /* 2 * slot bytes of private memory */
     int uses;          /* eligible blocking collectives so far (lazy creation) */
     int failed;        /* creation failed: never retried */
+    int attaching;     /* the creation schedule is running (started by a nonblocking call) */
+    uint64_t tickets;  /* calls that deferred their choice of algorithm (shm_defer) ... */
+    uint64_t turn;     /* ... and how many of them have chosen */
     struct shm_comm *next;
 };
 static struct shm_comm *comms;
@@ -194,22 +199,6 @@ static struct shm_comm *find(struct ferry_comm *c)
     return NULL;
 }
 
-/* Forget entries whose communicator is gone. */
-static void sweep(void)
-{
-    struct shm_comm **pp = &comms;
-    while (*pp) {
-        struct shm_comm *m = *pp;
-        struct ferry_comm *c = ferry_comm_get(m->handle);
-        if (c != m->comm || !c || c->ctx != m->ctx) {
-            *pp = m->next;
-            drop(m);
-        } else {
-            pp = &m->next;
-        }
-    }
-}
-
 void ferry_coll_comm_free(struct ferry_comm *c)
 {
     for (struct shm_comm **pp = &comms; *pp; pp = &(*pp)->next)
@@ -226,7 +215,7 @@ static struct shm_comm *entry(struct ferry_comm *c)
     struct shm_comm *m = find(c);
     if (!m) {
         m = ferry_xcalloc(1, sizeof *m);
-        m->ctx = c->ctx, m->comm = c, m->handle = c->handle, m->n = c->size, m->rank = c->rank;
+        m->ctx = c->ctx, m->comm = c, m->n = c->size, m->rank = c->rank;
         m->next = comms;
         comms = m;
     }
@@ -244,17 +233,6 @@ static int all_local(struct ferry_comm *c)
     return 1;
 }
 
-/* Agree on a flag with a blocking p2p allreduce (MIN) that never selects shm. */
-static int agree(struct ferry_comm *c, int ok)
-{
-    struct ferry_sched *s = sched_new(c);
-    struct ferry_coll_args a = {.sbuf = MPI_IN_PLACE, .rbuf = &ok, .rcount = 1,
-                                .rdt = ferry_datatype_get(MPI_INT), .op = ferry_op_get(MPI_MIN)};
-    allreduce_rd(s, &a);
-    sched_run(s);
-    return ok;
-}
-
 /* Bytes of one slot for n ranks: FERRY_COLL_SHM_SLOT, less for many ranks
  * (the segment holds 2 n slots). */
 static size_t slot_bytes(int n)
@@ -267,16 +245,94 @@ static size_t slot_bytes(int n)
     return b & ~(size_t)(FERRY_CACHELINE - 1);
 }
 
-/* Collective over c: create and map the segment. 0 on success. */
-static int attach(struct ferry_comm *c, struct shm_comm *m)
+/* ---- creating the segment ------------------------------------------------------ */
+
+/* The collective creation of a communicator's segment, as a schedule: rank 0
+ * creates and reserves it, every rank agrees (a p2p allreduce of the MIN of
+ * ok), the others map it, every rank agrees again, rank 0 unlinks the name.
+ * A blocking call that wants the segment runs the schedule at once; a
+ * nonblocking one starts it and leaves it to progress (see shm_defer). */
+struct attach {
+    struct shm_comm *m;
+    int ok, created;
+    char name[128];
+};
+
+/* Append an agreement on *ok to s: a point-to-point allreduce (MIN). */
+static void agree_steps(struct ferry_sched *s, int *ok)
 {
-    sweep();
-    char name[128], job[64];
+    struct ferry_coll_args a = {.sbuf = MPI_IN_PLACE, .rbuf = ok, .rcount = 1,
+                                .rdt = ferry_datatype_get(MPI_INT), .op = ferry_op_get(MPI_MIN)};
+    allreduce_rd(s, &a);
+}
+
+static int attach_create(struct ferry_sched *s, struct sched_step *st)
+{
+    struct attach *at = st->arg;
+    at->ok = 1;
+    if (s->comm->rank == 0) {
+        int fd = shm_open(at->name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        at->created = fd >= 0;
+        /* reserve the memory now: a full /dev/shm is an error here, not a SIGBUS later */
+        at->ok = fd >= 0 && ftruncate(fd, (off_t)at->m->len) == 0 &&
+                 posix_fallocate(fd, 0, (off_t)at->m->len) == 0;
+        if (fd >= 0)
+            close(fd);
+    }
+    return 1;
+}
+
+static int attach_map(struct ferry_sched *s, struct sched_step *st)
+{
+    struct attach *at = st->arg;
+    struct shm_comm *m = at->m;
+    int fd = at->ok ? shm_open(at->name, O_RDWR, 0600) : -1;
+    if (fd >= 0) {
+        /* populated: no minor fault per page on the first collectives */
+        void *p = mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+        m->base = p == MAP_FAILED ? NULL : p;
+        if (m->base && s->comm->rank == 0)
+            ferry_shm_keep_resident(m->base, m->len, "coll: shared-memory segment");
+        close(fd);
+    }
+    at->ok = at->ok && m->base;
+    return 1;
+}
+
+static int attach_finish(struct ferry_sched *s, struct sched_step *st)
+{
+    struct attach *at = st->arg;
+    struct shm_comm *m = at->m;
+    if (at->created)
+        shm_unlink(at->name);
+    m->attaching = 0;
+    if (!at->ok) {
+        if (m->base)
+            munmap(m->base, m->len);
+        m->base = NULL;
+        m->failed = 1;
+        ferry_log(1, "coll: no shared-memory segment for communicator %u; using point-to-point algorithms",
+                  (unsigned)s->comm->ctx);
+        return 1;
+    }
+    m->may_sleep = ferry_rt.oversubscribed;
+    m->scratch = ferry_xmalloc(2 * m->step);
+    return 1;
+}
+
+/* Start creating c's segment (collective over c): run the schedule now
+ * (blocking; returns 0 when the segment is there) or leave it to progress. */
+static int attach(struct ferry_comm *c, struct shm_comm *m, int blocking)
+{
+    struct ferry_sched *s = sched_new(c);
+    struct attach *at = sched_alloc(s, sizeof *at);
+    at->m = m;
+    char job[64];
     size_t i = 0;
     for (const char *p = ferry_rt.jobid; *p && i < sizeof job - 1; p++)
         job[i++] = (*p == '/' || *p == ' ') ? '_' : *p;
     job[i] = 0;
-    snprintf(name, sizeof name, "/ferry-%s-c%u-%u", job, (unsigned)c->ctx, (unsigned)c->coll_seq);
+    snprintf(at->name, sizeof at->name, "/ferry-%s-c%u-%u", job, (unsigned)c->ctx, (unsigned)s->tag);
     m->slot = slot_bytes(c->size);
     /* steps of FERRY_COLL_SHM_CHUNK bytes pipeline large messages with a CPU
      * per rank; oversubscribed, every step is a synchronization that needs
@@ -287,39 +343,18 @@ static int attach(struct ferry_comm *c, struct shm_comm *m)
     m->step = 2 * m->slot / m->depth & ~(size_t)(FERRY_CACHELINE - 1);
     m->len = sizeof(struct shm_ctl) + (size_t)c->size * (sizeof(struct shm_line) + m->depth * sizeof(struct shm_post)) +
              (size_t)c->size * 2 * m->slot;
-    int fd = -1, ok = 1;
-    if (c->rank == 0) {
-        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-        /* reserve the memory now: a full /dev/shm is an error here, not a SIGBUS later */
-        ok = fd >= 0 && ftruncate(fd, (off_t)m->len) == 0 && posix_fallocate(fd, 0, (off_t)m->len) == 0;
-    }
-    ok = agree(c, ok);
-    if (ok && c->rank != 0)
-        fd = shm_open(name, O_RDWR, 0600);
-    if (ok && fd >= 0) {
-        /* populated: no minor fault per page on the first collectives */
-        void *p = mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-        m->base = p == MAP_FAILED ? NULL : p;
-        if (m->base && c->rank == 0)
-            ferry_shm_keep_resident(m->base, m->len, "coll: shared-memory segment");
-    }
-    if (fd >= 0)
-        close(fd);
-    ok = agree(c, ok && m->base);
-    if (c->rank == 0 && fd >= 0)
-        shm_unlink(name);
-    if (!ok) {
-        if (m->base)
-            munmap(m->base, m->len);
-        m->base = NULL;
-        m->failed = 1;
-        ferry_log(1, "coll: no shared-memory segment for communicator %u; using point-to-point algorithms",
-                  (unsigned)c->ctx);
-        return -1;
-    }
-    m->may_sleep = ferry_rt.oversubscribed;
-    m->scratch = ferry_xmalloc(2 * m->step);
-    return 0;
+    m->attaching = 1;
+    sched_poll(s, attach_create, at, 0);
+    agree_steps(s, &at->ok);
+    sched_poll(s, attach_map, at, 0);
+    agree_steps(s, &at->ok);
+    sched_poll(s, attach_finish, at, 0);
+    if (blocking)
+        return sched_run(s) || !m->base ? -1 : 0;
+    struct ferry_request *r;
+    sched_start(s, &r);
+    ferry_request_free(r);   /* nobody waits for it: released when it completes */
+    return -1;
 }
 
 /* ---- which calls the algorithms serve ------------------------------------------- */
@@ -398,12 +433,65 @@ int shm_usable(enum ferry_coll_kind kind, struct ferry_comm *c, const struct fer
     struct shm_comm *m = find(c);
     if (m && m->base)
         return 1;
-    if ((m && m->failed) || !blocking || !all_local(c))
+    if ((m && (m->failed || m->attaching)) || !all_local(c))
         return 0;
     /* by default only for a communicator that keeps using collectives */
     if (!forced && ++entry(c)->uses < LAZY_USES)
         return 0;
-    return attach(c, entry(c)) == 0;
+    /* a nonblocking call only starts the creation and takes another
+     * algorithm; the calls after it wait for the outcome (shm_defer) */
+    return attach(c, entry(c), blocking) == 0;
+}
+
+/* ---- calls started while the segment is being created ------------------------- */
+
+/* A nonblocking call started the segment's creation; until every rank knows
+ * the outcome, a call that might take a shared-memory algorithm cannot choose
+ * (the choice must be the same on every rank, and shared-memory operations
+ * take sequence numbers in call order). Such a call defers its choice to a
+ * first poll step: once the creation finished and every call deferred before
+ * it has chosen, it selects and builds its algorithm into its schedule. */
+struct deferred {
+    enum ferry_coll_kind kind;
+    struct ferry_coll_args a;
+    uint64_t ticket;
+};
+
+int shm_deferring(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a)
+{
+    struct shm_comm *m = find(c);
+    return m && (m->attaching || m->turn != m->tickets) && call_size(kind, c, a) >= 0;
+}
+
+static int choose_deferred(struct ferry_sched *s, struct sched_step *st)
+{
+    struct deferred *d = st->arg;
+    struct shm_comm *m = find(s->comm);
+    if (m->attaching || m->turn != d->ticket)
+        return 0;
+    int rc = coll_build_chosen(d->kind, s, &d->a);
+    m->turn++;
+    if (rc && !s->err)
+        s->err = rc;
+    if (d->a.op)
+        ferry_op_release(d->a.op);
+    return 1;
+}
+
+int shm_defer(struct ferry_sched *s, enum ferry_coll_kind kind, const struct ferry_coll_args *a)
+{
+    struct shm_comm *m = find(s->comm);
+    struct deferred *d = sched_alloc(s, sizeof *d);
+    d->kind = kind, d->a = *a, d->ticket = m->tickets++;
+    struct sched_step *st = sched_poll(s, choose_deferred, d, 0);
+    /* the step holds the call's datatypes and op until the algorithm does */
+    if (a->sdt)
+        ferry_dt_retain(st->at = a->sdt);
+    if (a->rdt)
+        ferry_dt_retain(st->bt = a->rdt);
+    if (a->op)
+        ferry_op_retain(a->op);
+    return MPI_SUCCESS;
 }
 
 /* ---- the operations ------------------------------------------------------------ */

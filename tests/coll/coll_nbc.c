@@ -84,6 +84,68 @@ static void many_same(MPI_Comm comm)
         CHECK(out[i] == size * (size - 1) / 2 + size * i, "Iallreduce #%d: %d", i, out[i]);
 }
 
+/* ---- a communicator that only ever sees nonblocking collectives ------------ */
+/* One of the calls starts creating the shared-memory segment; the calls
+ * started meanwhile (a blocking one among them) choose their algorithm once
+ * every rank knows the outcome, in call order. 12-byte allreduces occur only
+ * here: the ctest coll.nbc_only checks that they came to use the segment. */
+static void nonblocking_only(void)
+{
+    enum { R = 8, N = 3 };
+    MPI_Comm comm;
+    CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+    int in[R][N], out[R][N], bc[R][N];
+    MPI_Request req[3 * R];
+    for (int k = 0; k < R; k++) {
+        for (int i = 0; i < N; i++) {
+            in[k][i] = rank * 10 + k + i;
+            out[k][i] = -1;
+            bc[k][i] = rank == k % size ? 1000 * k + i : -1;
+        }
+        CHECK_RC(MPI_Iallreduce(in[k], out[k], N, MPI_INT, MPI_SUM, comm, &req[3 * k]));
+        CHECK_RC(MPI_Ibcast(bc[k], N, MPI_INT, k % size, comm, &req[3 * k + 1]));
+        CHECK_RC(MPI_Ibarrier(comm, &req[3 * k + 2]));
+        if (k == R / 2) {   /* a blocking call while earlier ones may still be choosing */
+            int x = rank, y = -1;
+            CHECK_RC(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_MAX, comm));
+            CHECK(y == size - 1, "blocking Allreduce among nonblocking ones: %d", y);
+        }
+    }
+    CHECK_RC(MPI_Waitall(3 * R, req, MPI_STATUSES_IGNORE));
+    for (int k = 0; k < R; k++)
+        for (int i = 0; i < N; i++) {
+            int want = 10 * size * (size - 1) / 2 + size * (k + i);
+            CHECK(out[k][i] == want, "Iallreduce %d element %d: %d, expected %d", k, i, out[k][i], want);
+            CHECK(bc[k][i] == 1000 * k + i, "Ibcast %d element %d: %d", k, i, bc[k][i]);
+        }
+    CHECK_RC(MPI_Comm_free(&comm));
+}
+
+/* The creation a nonblocking call started may be finished on one rank and
+ * still running on another when the next blocking call comes: one rank runs
+ * it directly, another through a deferred schedule. Their later
+ * point-to-point collectives (Scan has no shared-memory algorithm) must
+ * still match. On fresh communicators, so each one creates its segment. */
+static void attach_races(void)
+{
+    for (int it = 0; it < 20; it++) {
+        MPI_Comm comm;
+        CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+        MPI_Request req[3];
+        int x = rank + it, sum = -1, all = -1, scan = -1;
+        CHECK_RC(MPI_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, comm, &req[0]));
+        CHECK_RC(MPI_Ibarrier(comm, &req[1]));
+        CHECK_RC(MPI_Ibarrier(comm, &req[2]));   /* starts the creation */
+        CHECK_RC(MPI_Waitall(3, req, MPI_STATUSES_IGNORE));
+        CHECK_RC(MPI_Allreduce(&x, &all, 1, MPI_INT, MPI_MAX, comm));
+        CHECK_RC(MPI_Scan(&x, &scan, 1, MPI_INT, MPI_SUM, comm));
+        CHECK(sum == size * (size - 1) / 2 + size * it && all == size - 1 + it &&
+                  scan == rank * (rank + 1) / 2 + (rank + 1) * it,
+              "iteration %d: Iallreduce %d, Allreduce %d, Scan %d", it, sum, all, scan);
+        CHECK_RC(MPI_Comm_free(&comm));
+    }
+}
+
 /* ---- user point-to-point alongside ------------------------------------------ */
 static void with_p2p(void)
 {
@@ -149,6 +211,8 @@ int main(int argc, char **argv)
         with_p2p();
         progress();
     }
+    nonblocking_only();
+    attach_races();
     /* collectives on two communicators in flight, finished crosswise */
     int a = rank, b = 2 * rank, ra = -1, rb = -1;
     MPI_Request r2[2];
