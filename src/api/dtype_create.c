@@ -442,6 +442,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
         if (ferry_attr_type_free)
             ferry_attr_type_free(dt->handle);   /* the attributes copied before the failure */
         ferry_dt_user_free(dt);
+        *newtype = MPI_DATATYPE_NULL;           /* as MPI_Comm_dup does with MPI_COMM_NULL */
         return ferry_error(NULL, MPI_ERR_OTHER, fn, "an attribute copy callback failed (%d)", rc);
     }
     *newtype = dt->handle;

@@ -385,6 +385,12 @@ static int tdel(MPI_Datatype t, int k, void *val, void *extra)
     return MPI_SUCCESS;
 }
 
+static int tcopy_fail(MPI_Datatype t, int k, void *extra, void *in, void *out, int *flag)
+{
+    *flag = 0;
+    return MPI_ERR_OTHER;
+}
+
 static void test_type_attrs(void)
 {
     int tk, tk2;
@@ -429,6 +435,21 @@ static void test_type_attrs(void)
     expect_events(mark, w3, 1, "Type_free without user attributes");
     CHECK_RC(MPI_Type_free_keyval(&tk));
     CHECK_RC(MPI_Type_free_keyval(&tk2));
+
+    /* a failing copy callback: Type_dup returns the error and MPI_DATATYPE_NULL */
+    CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    CHECK_RC(MPI_Type_create_keyval(tcopy_fail, MPI_TYPE_NULL_DELETE_FN, &tk, NULL));
+    CHECK_RC(MPI_Type_contiguous(2, MPI_INT, &t));
+    CHECK_RC(MPI_Type_set_attr(t, tk, (void *)7));
+    t2 = MPI_INT;
+    int rc = MPI_Type_dup(t, &t2);
+    CHECK(rc != MPI_SUCCESS, "Type_dup succeeded although the copy callback failed");
+    CHECK(t2 == MPI_DATATYPE_NULL, "failed Type_dup gave 0x%x, not MPI_DATATYPE_NULL", (unsigned)t2);
+    CHECK_RC(MPI_Type_free(&t));
+    CHECK_RC(MPI_Type_free_keyval(&tk));
+    CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
 
     int wk;
     CHECK_RC(MPI_Win_create_keyval(MPI_WIN_DUP_FN, MPI_WIN_NULL_DELETE_FN, &wk, NULL));
