@@ -11,8 +11,9 @@
  * 4 mixed with point-to-point requests in Waitall, Testall, Waitany,
  *   Testany, Waitsome, Testsome (incomplete ones hold the others back only
  *   where they must).
- * 5 errors: query_fn's error is Wait's error, free_fn's when query_fn had
- *   none; Waitall reports MPI_ERR_IN_STATUS with the code in the status.
+ * 5 errors: query_fn's error is Wait's (and Request_get_status's) error,
+ *   free_fn's when query_fn had none; Waitall reports MPI_ERR_IN_STATUS
+ *   with the code in the status.
  *
  * Peer deviations (the peers validate this test): MPICH 4.0.2 runs free_fn
  * at Request_free even before Grequest_complete (12.2 says at whichever of
@@ -226,6 +227,22 @@ static void errors(void)
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_OTHER, "Wait: query_fn's error MPI_ERR_OTHER came back as %d (class %d)", rc, cls);
     CHECK(gs[14].frees == 1, "Wait with a failing query_fn: free_fn called %d times", gs[14].frees);
+
+    /* Request_get_status returns query_fn's error as Test would, and
+     * leaves the request to be waited for */
+    r = start(14);
+    gs[14].query_err = MPI_ERR_OTHER;
+    CHECK_RC(MPI_Grequest_complete(r));
+    int flag = 0;
+    rc = MPI_Request_get_status(r, &flag, &st);
+    MPI_Error_class(rc, &cls);
+    CHECK(flag && cls == MPI_ERR_OTHER, "Request_get_status: query_fn's error MPI_ERR_OTHER came back as %d (class %d)",
+          rc, cls);
+    CHECK(r != MPI_REQUEST_NULL && gs[14].frees == 0, "Request_get_status freed the request");
+    rc = MPI_Wait(&r, &st);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_OTHER && gs[14].frees == 1, "Wait after Request_get_status: class %d, %d frees", cls,
+          gs[14].frees);
 
     r = start(15);
     gs[15].free_err = MPI_ERR_ARG;

@@ -423,6 +423,10 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (r->complete) {
         collect(r, 0);
         ferry_request_status_out(r, status);
+        /* as MPI_Test would: the operation's error (for a generalized
+         * request, what query_fn returned) is the call's return code */
+        if (r->status.MPI_ERROR)
+            return op_error(r, r->status.MPI_ERROR, "MPI_Request_get_status");
     }
     return MPI_SUCCESS;
 }
