@@ -113,9 +113,16 @@ const char *ferry_error_class_string(int cls)
     return NULL;
 }
 
+/* Idempotent, and also run on first use: MPI-4 lets an application create a
+ * session error handler before MPI is initialized (to pass it to
+ * MPI_Session_init), and the runtime start must not wipe it. */
+static int errhandlers_ready;
 void ferry_errhandler_init(void)
 {
+    if (errhandlers_ready)
+        return;
     ferry_objtab_init(&errhandlers, FERRY_OBJ_ERRHANDLER, 4);
+    errhandlers_ready = 1;
 }
 
 int ferry_errhandler_valid(MPI_Errhandler eh)
@@ -148,6 +155,7 @@ MPI_Comm_errhandler_function *ferry_errhandler_fn(MPI_Errhandler eh)
 
 MPI_Errhandler ferry_errhandler_new(MPI_Comm_errhandler_function *fn)
 {
+    ferry_errhandler_init();
     struct errhandler *e = ferry_xcalloc(1, sizeof *e);
     e->refs = 1;
     e->fn = fn;
