@@ -58,6 +58,29 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
     return MPI_SUCCESS;
 }
 
+/* ---- hints -------------------------------------------------------------------- */
+
+/* The communicator hints Ferry keeps: the standard's assertions, which it may
+ * always accept (it relies on none of them yet). Every other key is ignored
+ * and, as MPI-4 7.4.4 asks of ignored hints, not reported by Comm_get_info. */
+static const char *const known_hints[] = {"mpi_assert_no_any_tag", "mpi_assert_no_any_source",
+                                          "mpi_assert_exact_length", "mpi_assert_allow_overtaking"};
+
+static void keep_hints(struct ferry_info *to, const struct ferry_info *from)
+{
+    for (int i = 0; from && i < from->n; i++)
+        for (size_t k = 0; k < sizeof known_hints / sizeof known_hints[0]; k++)
+            if (!strcmp(from->keys[i], known_hints[k]))
+                ferry_info_set(to, from->keys[i], from->vals[i]);
+}
+
+static struct ferry_info *hints_of(const struct ferry_info *in)
+{
+    struct ferry_info *h = ferry_info_new();
+    keep_hints(h, in);
+    return h;
+}
+
 /* ---- dup ----------------------------------------------------------------------- */
 
 /* What a duplicate copies from c (topology, info, attributes), into n. */
@@ -124,7 +147,7 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
         return rc;
     if ((rc = check_out(newcomm, "newcomm", "MPI_Comm_dup_with_info")))
         return rc;
-    rc = ferry_api_dup(c, in ? ferry_info_dup(in) : ferry_info_new(), &n, "MPI_Comm_dup_with_info");
+    rc = ferry_api_dup(c, hints_of(in), &n, "MPI_Comm_dup_with_info");
     *newcomm = n ? n->handle : MPI_COMM_NULL;
     return rc;
 }
@@ -147,7 +170,7 @@ static int idup(MPI_Comm comm, MPI_Info info, int with_info, MPI_Comm *newcomm, 
     *request = r->handle;
     /* with_info: the new communicator gets the given hints, not c's (as
      * Comm_dup_with_info) */
-    rc = dup_contents(c, with_info ? (in ? ferry_info_dup(in) : ferry_info_new()) : NULL, n, fn);
+    rc = dup_contents(c, with_info ? hints_of(in) : NULL, n, fn);
     if (rc) {
         /* the agreement still runs (the other members take part in it) */
         ferry_comm_release(n);
@@ -491,10 +514,6 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
     return MPI_SUCCESS;
 }
 
-/* ---- hints ------------------------------------------------------------------ */
-
-/* Ferry acts on no communicator hint yet; all of them are kept and reported
- * back by Comm_get_info. */
 #pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
@@ -508,8 +527,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
         return MPI_SUCCESS;
     if (!c->info)
         c->info = ferry_info_new();
-    for (int i = 0; i < in->n; i++)
-        ferry_info_set(c->info, in->keys[i], in->vals[i]);
+    keep_hints(c->info, in);
     return MPI_SUCCESS;
 }
 
