@@ -7,6 +7,8 @@
  * 2 MPI_Comm_idup_with_info: a working duplicate (own context: traffic on
  *   the parent does not match on it), whose info hints are the given ones,
  *   not the parent's; with MPI_INFO_NULL too; several in flight at once.
+ * 3 (Ferry's header) MPIX_Comm_agree / MPIX_Comm_iagree: the AND of the
+ *   flags, in an order of their own beside the communicator's collectives.
  *
  * Built against an MPI-3 library (Open MPI 4.1, used to validate the tests)
  * the program only says so.
@@ -115,11 +117,49 @@ static void idup_with_info(void)
         CHECK_RC(MPI_Comm_free(&dups[i]));
 }
 
+#ifdef FERRY_MPI_H_INCLUDED
+/* Agreements: the AND of every rank's flag, in an order of their own beside
+ * the collectives (as mpi4py's tests use them: the root starts one before a
+ * barrier that the others enter first, then start theirs). */
+static void agreements(void)
+{
+    MPI_Comm comm;
+    CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+    for (int i = 0; i < 5; i++) {
+        int flag = i;
+        CHECK_RC(MPIX_Comm_agree(comm, &flag));
+        CHECK(flag == i, "MPIX_Comm_agree of %d everywhere gave %d", i, flag);
+    }
+    for (int root = 0; root < size; root++) {
+        int flag, done = 0;
+        MPI_Request r;
+        CHECK_RC(MPI_Barrier(comm));
+        if (rank == root) {
+            flag = 0xB;
+            CHECK_RC(MPIX_Comm_iagree(comm, &flag, &r));
+            CHECK_RC(MPI_Test(&r, &done, MPI_STATUS_IGNORE));
+            CHECK(!done || size == 1, "root %d: Iagree completed before the others started theirs", root);
+            CHECK_RC(MPI_Barrier(comm));
+        } else {
+            flag = 0xD;
+            CHECK_RC(MPI_Barrier(comm));
+            CHECK_RC(MPIX_Comm_iagree(comm, &flag, &r));
+        }
+        CHECK_RC(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        CHECK(flag == (size == 1 ? 0xB : 0x9), "root %d: Iagree gave 0x%x", root, flag);
+    }
+    CHECK_RC(MPI_Comm_free(&comm));
+}
+#endif
+
 int main(int argc, char **argv)
 {
     tc_init(&argc, &argv, &rank, &size);
     info_get_string();
     idup_with_info();
+#ifdef FERRY_MPI_H_INCLUDED
+    agreements();
+#endif
     return tc_finish("mpi4_misc");
 }
 #else

@@ -4,12 +4,15 @@
  *
  * Fault tolerance (ULFM): Ferry takes the whole job down when a rank dies
  * (mpiexec), so no surviving process ever sees a failed peer. Agree is
- * therefore a plain AND over the communicator, Shrink a duplicate, and the
+ * therefore a plain AND over the communicator (on an intracommunicator in a
+ * tag space of its own, so that, as in ULFM, it needs no particular order
+ * with the communicator's collectives), Shrink a duplicate, and the
  * set of acknowledged failures is always empty. Revoke would have to
  * interrupt operations in flight on every member, which Ferry does not do.
  *
  * Accelerators: Ferry moves host memory only. */
 #include "api/check.h"
+#include "coll/coll.h"
 
 #pragma weak MPIX_Comm_agree = PMPIX_Comm_agree
 int PMPIX_Comm_agree(MPI_Comm comm, int *flag)
@@ -21,7 +24,28 @@ int PMPIX_Comm_agree(MPI_Comm comm, int *flag)
         return rc;
     if ((rc = check_out(flag, "flag", "MPIX_Comm_agree")))
         return rc;
-    return PMPI_Allreduce(MPI_IN_PLACE, flag, 1, MPI_INT, MPI_BAND, comm);
+    if (c->remote)
+        return PMPI_Allreduce(MPI_IN_PLACE, flag, 1, MPI_INT, MPI_BAND, comm);
+    rc = ferry_coll_agree(c, flag, NULL);
+    return rc ? ferry_error(c, rc, "MPIX_Comm_agree", "the agreement failed") : MPI_SUCCESS;
+}
+
+#pragma weak MPIX_Comm_iagree = PMPIX_Comm_iagree
+int PMPIX_Comm_iagree(MPI_Comm comm, int *flag, MPI_Request *request)
+{
+    FERRY_API_ENTER();
+    struct ferry_comm *c;
+    int rc = check_comm(comm, &c, "MPIX_Comm_iagree");
+    if (rc)
+        return rc;
+    if ((rc = check_out(flag, "flag", "MPIX_Comm_iagree")) || (rc = check_out(request, "request", "MPIX_Comm_iagree")))
+        return rc;
+    if (c->remote)
+        return PMPI_Iallreduce(MPI_IN_PLACE, flag, 1, MPI_INT, MPI_BAND, comm, request);
+    struct ferry_request *r;
+    ferry_coll_agree(c, flag, &r);
+    *request = r->handle;
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPIX_Comm_failure_ack = PMPIX_Comm_failure_ack

@@ -105,6 +105,19 @@ int ferry_coll_allgather(struct ferry_comm *c, const void *mine, size_t n, void 
     return ferry_coll(FERRY_COLL_ALLGATHER, c, &a, NULL);
 }
 
+int ferry_coll_agree(struct ferry_comm *c, int *flag, struct ferry_request **req)
+{
+    struct ferry_sched *s = sched_new_agree(c);
+    struct ferry_coll_args a = {.sbuf = MPI_IN_PLACE, .rbuf = flag, .rcount = 1,
+                                .rdt = ferry_datatype_get(MPI_INT), .op = ferry_op_get(MPI_BAND)};
+    allreduce_rd(s, &a);
+    if (req) {
+        sched_start(s, req);
+        return MPI_SUCCESS;
+    }
+    return sched_run(s);
+}
+
 int ferry_coll_allreduce_max_u32(struct ferry_comm *c, uint32_t *v)
 {
     struct ferry_coll_args a = {.sbuf = MPI_IN_PLACE, .rbuf = v, .rcount = 1,

@@ -100,6 +100,10 @@ int ferry_coll_barrier(struct ferry_comm *c);
 int ferry_coll_allgather(struct ferry_comm *c, const void *mine, size_t n, void *all);
 /* Every rank's v becomes the maximum over the communicator. */
 int ferry_coll_allreduce_max_u32(struct ferry_comm *c, uint32_t *v);
+/* MPIX_Comm_agree / iagree on an intracommunicator: *flag = AND of every
+ * rank's flag, ordered only with the other agreements on c (not with its
+ * collectives). Run it (req NULL) or start it. */
+int ferry_coll_agree(struct ferry_comm *c, int *flag, struct ferry_request **req);
 /* Nonblocking context-id agreement over parent (intra or inter) for the
  * communicator newcomm, created with a placeholder id: nids ids are reserved
  * and newcomm gets them (ferry_comm_set_ctx) when *req completes

@@ -34,7 +34,26 @@ enum { POOL_MAX = 8 };
 static struct ferry_sched *pool;   /* linked through next */
 static int pooled;
 
+/* Agreements (MPIX_Comm_agree / iagree) run beside the communicator's
+ * collectives, in an order of their own: their own sequence, and a tag bit
+ * that no collective's tag has (the spaces use the two bits above the
+ * sequence). */
+#define TAG_AGREE (1 << 30)
+_Static_assert(SPACE_COUNT <= 4, "space bits stay below TAG_AGREE");
+
+static struct ferry_sched *sched_make(struct ferry_comm *c, int tag);
+
 struct ferry_sched *sched_new(struct ferry_comm *c)
+{
+    return sched_make(c, (int)(c->coll_seq++ & TAG_SEQ_MASK));
+}
+
+struct ferry_sched *sched_new_agree(struct ferry_comm *c)
+{
+    return sched_make(c, (int)(c->agree_seq++ & TAG_SEQ_MASK) | TAG_AGREE);
+}
+
+static struct ferry_sched *sched_make(struct ferry_comm *c, int tag)
 {
     struct ferry_sched *s = pool;
     struct sched_step *steps = NULL;
@@ -52,7 +71,7 @@ struct ferry_sched *sched_new(struct ferry_comm *c)
     s->comm = c;
     c->refs++;
     s->sub[SPACE_MAIN] = c;
-    s->tag = (int)(c->coll_seq++ & TAG_SEQ_MASK);
+    s->tag = tag;
     s->space = SPACE_MAIN;
     s->rank = c->rank;
     s->size = ferry_comm_peer_count(c);

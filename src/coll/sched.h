@@ -98,6 +98,8 @@ struct ferry_sched {
 
 /* A schedule on c, with the next tag of c's collective sequence. */
 struct ferry_sched *sched_new(struct ferry_comm *c);
+/* ... with the next tag of c's agreements instead (see sched.c). */
+struct ferry_sched *sched_new_agree(struct ferry_comm *c);
 /* Free a schedule that was never started (argument error found late). */
 void sched_discard(struct ferry_sched *s);
 /* Hold a reference on op for the schedule's lifetime. */
