@@ -222,6 +222,8 @@ typedef struct {
 #define MPI_CXX_FLOAT_COMPLEX        ((MPI_Datatype)0x4c000834)
 #define MPI_CXX_DOUBLE_COMPLEX       ((MPI_Datatype)0x4c001035)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX  ((MPI_Datatype)0x4c002036)
+/* MPICH extension: IEEE 754 half precision (data only) */
+#define MPIX_C_FLOAT16             ((MPI_Datatype)0x4c000246)
 
 /* value/index pairs for MPI_MINLOC and MPI_MAXLOC */
 #define MPI_FLOAT_INT           ((MPI_Datatype)0x8c000000)

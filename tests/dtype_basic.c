@@ -7,6 +7,7 @@
  * travel through the ring and arrive intact; Get_count / Get_elements with
  * pair types (elements = 2 per pair, as MPICH counts them); status queries with a datatype other
  * than the one received (12 bytes: 3 MPI_INT, MPI_UNDEFINED MPI_DOUBLEs).
+ * MPICH's MPIX_C_FLOAT16 too, where the header has it.
  */
 #include "common.h"
 #include <complex.h>
@@ -80,6 +81,9 @@ int main(int argc, char **argv)
         P(MPI_2INT, int, int, two_int),
         P(MPI_SHORT_INT, short, int, short_int),
         P(MPI_LONG_DOUBLE_INT, long double, int, long_double_int),
+#ifdef MPIX_C_FLOAT16   /* MPICH's half precision (Ferry and MPICH) */
+        T(MPIX_C_FLOAT16, uint16_t),
+#endif
     };
     const int nt = (int)(sizeof types / sizeof types[0]);
 
@@ -97,6 +101,12 @@ int main(int argc, char **argv)
         CHECK(ext == types[i].extent, "MPI_Type_get_extent(%s) = %ld, expected %ld",
               types[i].name, (long)ext, (long)types[i].extent);
     }
+#ifdef MPIX_C_FLOAT16
+    char tname[MPI_MAX_OBJECT_NAME];
+    int tlen = -1;
+    CHECK_RC(MPI_Type_get_name(MPIX_C_FLOAT16, tname, &tlen));
+    CHECK(tlen > 0 && (int)strlen(tname) == tlen, "MPIX_C_FLOAT16 is named \"%s\" (%d)", tname, tlen);
+#endif
     int dsz;
     MPI_Aint dlb, dext;
     CHECK_RC(MPI_Type_size(MPI_DOUBLE_INT, &dsz));

@@ -73,6 +73,8 @@ static const struct predefined table[] = {
     T(MPI_CXX_BOOL, _Bool, 1, 1, FERRY_X_UINT), T(MPI_CXX_FLOAT_COMPLEX, float _Complex, 1, 8, FERRY_X_CFLT),
     T(MPI_CXX_DOUBLE_COMPLEX, double _Complex, 1, 16, FERRY_X_CFLT),
     T(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex, 1, 32, FERRY_X_CLDBL),
+    /* MPICH's IEEE half-precision type (data only: no reduction defines it) */
+    T(MPIX_C_FLOAT16, uint16_t, 1, 2, FERRY_X_FLT),
 };
 #undef T
 
