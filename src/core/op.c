@@ -114,8 +114,21 @@ enum ctype { CT_NONE, INTS(CT_ENUM, ) REALS(CT_ENUM, ) CPLXS(CT_ENUM, ) BOOLS(CT
             }                                                                                            \
     }
 
+/* The element-wise loops are built for several instruction sets and the
+ * best one the CPU has is chosen when the library loads (GCC's
+ * target_clones, an ifunc): a distribution's baseline x86-64 allows only SSE2,
+ * which summed 16 KiB of floats in 1.28 us where AVX-512 takes 0.4 (Open
+ * MPI's op/avx component does the same). */
+/* (not in the sanitizer builds: their runtimes are not set up yet when the
+ * loader runs an ifunc resolver) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__) && \
+    !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define SIMD_CLONES __attribute__((target_clones("default", "avx2", "arch=x86-64-v4")))
+#else
+#define SIMD_CLONES
+#endif
 #define DEFINE(op, name, T, A)                                                                          \
-    static void op##_##name(const void *in, void *inout, size_t n)                                       \
+    SIMD_CLONES static void op##_##name(const void *in, void *inout, size_t n)                                       \
     {                                                                                                    \
         if (MISALIGNED(T, in, inout)) {                                                                  \
             const char *xp = in;                                                                         \

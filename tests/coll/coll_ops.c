@@ -1,7 +1,8 @@
 /* Reduction operations: every predefined op on every predefined type the
  * standard defines it for, through MPI_Reduce_local and MPI_Allreduce,
  * checked against a reference computed here; combinations the standard does
- * not define (and invalid ops) must fail with MPI_ERR_OP; user ops:
+ * not define (and invalid ops) must fail with MPI_ERR_OP; Reduce_local at
+ * lengths from 0 to 1031 elements and shifted buffers; user ops:
  * MPI_Op_create / MPI_Op_commutative / MPI_Op_free, and a non-commutative
  * one through MPI_Reduce_local (argument order). */
 #include "collt.h"
@@ -229,11 +230,46 @@ static int same(int c, const void *a, const void *b)
 }
 
 #define N 6
-/* rank q's vector for type c (pairs: index = q, so ties go to the lower rank) */
+/* rank q's first n elements for type c (pairs: index = q, so ties go to the
+ * lower rank) */
+static void vector_n(const struct ty *t, int k, int q, unsigned char *buf, int n)
+{
+    for (int i = 0; i < n; i++)
+        store(t->c, buf + (size_t)i * csize(t->c), sval(q, i, t->cls == LG, k == K_PROD), t->cls == PR ? q : i);
+}
 static void vector(const struct ty *t, int k, int q, unsigned char *buf)
 {
-    for (int i = 0; i < N; i++)
-        store(t->c, buf + (size_t)i * csize(t->c), sval(q, i, t->cls == LG, k == K_PROD), t->cls == PR ? q : i);
+    vector_n(t, k, q, buf, N);
+}
+
+/* Reduce_local of (t, k) at lengths around every vector width and unroll of
+ * the reduction loops (Ferry builds them for SSE2, AVX2 and AVX-512 and picks
+ * one at load time), with the input and the result shifted by a different
+ * number of elements: the result must match the reference element by element
+ * and the element after it must stay untouched. */
+#define LONG_N 1031
+static void lengths(const struct ty *t, int k)
+{
+    static _Alignas(64) unsigned char a[(LONG_N + 4) * 32], b[(LONG_N + 4) * 32], want[(LONG_N + 4) * 32];
+    static const int ns[] = {0, 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 63, 64, 65, 127, 128, 129, 255,
+                             257, 513, LONG_N};
+    size_t es = csize(t->c);
+    for (int sh = 0; sh < 4; sh++) {
+        unsigned char *x = a + (size_t)(sh & 1) * es, *y = b + (size_t)(sh >> 1) * es, *w = want + (size_t)(sh >> 1) * es;
+        for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+            int n = ns[ni];
+            vector_n(t, k, 1, x, n);
+            vector_n(t, k, 2, y, n + 1);   /* one more: the guard element */
+            memcpy(w, y, (size_t)(n + 1) * es);
+            for (int i = 0; i < n; i++)
+                ref(t->c, k, x + i * es, w + i * es);
+            CHECK_RC(MPI_Reduce_local(x, y, n, t->t, ops[k]));
+            for (int i = 0; i <= n; i++)
+                CHECK(!memcmp(y + i * es, w + i * es, es) || same(t->c, y + i * es, w + i * es),
+                      "Reduce_local %s on %s, %d elements (shifts %d, %d): element %d %s", op_name[k], t->name, n,
+                      sh & 1, sh >> 1, i, i == n ? "after the vector changed" : "wrong");
+        }
+    }
 }
 
 static void check_vec(const struct ty *t, int k, const unsigned char *got, const unsigned char *want, const char *how)
@@ -293,6 +329,8 @@ int main(int argc, char **argv)
             defined++;
             CHECK(rc == MPI_SUCCESS, "Reduce_local %s on %s failed: %s", op_name[k], t->name, tc_errstr(rc));
             check_vec(t, k, b, want, "Reduce_local");
+            if (rank == 0)
+                lengths(t, k);
             /* Allreduce: fold the ranks' vectors in rank order */
             vector(t, k, 0, want);
             for (int q = 1; q < size; q++) {
