@@ -672,19 +672,24 @@ static void fold(struct shm_op *o, uint64_t s, size_t uoff, const void *own, int
 {
     struct shm_comm *m = o->m;
     size_t e = o->unit->size;
+#define FOLD_INPUT(i) ((i) == self && own ? (const char *)own : area(o, (i), s) + uoff)
     /* block by block, so that d stays in L1 across the n inputs */
     size_t bu = FERRY_MAX((size_t)FOLD_BLOCK / e, (size_t)1);
     for (size_t u0 = 0; u0 < nu; u0 += bu) {
         size_t k = FERRY_MIN(bu, nu - u0), bo = u0 * e;
         char *db = (char *)d + bo;
-        const char *x = m->n - 1 == self && own ? (const char *)own : area(o, m->n - 1, s) + uoff;
-        if (x + bo != db)
-            memcpy(db, x + bo, k * e);
-        for (int i = m->n - 2; i >= 0; i--) {
-            x = i == self && own ? (const char *)own : area(o, i, s) + uoff;
-            ferry_op_apply(o->a.op, x + bo, db, k, o->unit);
+        const char *last = FOLD_INPUT(m->n - 1) + bo;
+        int i = m->n - 2;
+        if (last != db && i >= 0) {   /* the first two inputs in one pass, not a copy and a pass */
+            ferry_op_apply3(o->a.op, FOLD_INPUT(i) + bo, last, db, k, o->unit);
+            i--;
+        } else if (last != db) {
+            memcpy(db, last, k * e);
         }
+        for (; i >= 0; i--)
+            ferry_op_apply(o->a.op, FOLD_INPUT(i) + bo, db, k, o->unit);
     }
+#undef FOLD_INPUT
 }
 
 static int reduce_step(struct shm_op *o, uint64_t s, size_t off, size_t len)

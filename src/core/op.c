@@ -148,7 +148,20 @@ enum ctype { CT_NONE, INTS(CT_ENUM, ) REALS(CT_ENUM, ) CPLXS(CT_ENUM, ) BOOLS(CT
         for (size_t i = 0; i < n; i++)                                                                   \
             y[i] = BODY_##op(T, A, x[i], y[i]);                                                          \
     }
+/* The three-operand form d = x op y of the same loops, for reductions whose
+ * result goes to a third buffer (one pass instead of a copy and a pass). The
+ * caller has checked the buffers' alignment (see ferry_op_apply3). */
+#define DEFINE3(op, name, T, A)                                                                         \
+    SIMD_CLONES static void op##_##name##_3(const void *in, const void *in2, void *out, size_t n)       \
+    {                                                                                                    \
+        const T *__restrict x = in, *__restrict y = in2;                                                 \
+        T *__restrict d = out;                                                                           \
+        for (size_t i = 0; i < n; i++)                                                                   \
+            d[i] = BODY_##op(T, A, x[i], y[i]);                                                          \
+    }
 #define ENTRY(op, name, T, A) [CT_##name] = op##_##name,
+#define ENTRY3(op, name, T, A) [CT_##name] = op##_##name##_3,
+#define ALIGN_ENTRY(op, name, T, A) [CT_##name] = _Alignof(T),
 
 INTS(DEFINE, max) REALS(DEFINE, max)
 INTS(DEFINE, min) REALS(DEFINE, min)
@@ -162,6 +175,13 @@ INTS(DEFINE, bor)
 INTS(DEFINE, bxor)
 PAIRS(DEFINE_LOC, minloc)
 PAIRS(DEFINE_LOC, maxloc)
+INTS(DEFINE3, max) REALS(DEFINE3, max)
+INTS(DEFINE3, min) REALS(DEFINE3, min)
+INTS(DEFINE3, sum) REALS(DEFINE3, sum) CPLXS(DEFINE3, sum)
+INTS(DEFINE3, prod) REALS(DEFINE3, prod) CPLXS(DEFINE3, prod)
+INTS(DEFINE3, band)
+INTS(DEFINE3, bor)
+INTS(DEFINE3, bxor)
 
 static const reduce_fn fns[FERRY_OP_KINDS][CT_COUNT] = {
     [FERRY_OP_MAX] = {INTS(ENTRY, max) REALS(ENTRY, max)},
@@ -177,6 +197,20 @@ static const reduce_fn fns[FERRY_OP_KINDS][CT_COUNT] = {
     [FERRY_OP_MINLOC] = {PAIRS(ENTRY, minloc)},
     [FERRY_OP_MAXLOC] = {PAIRS(ENTRY, maxloc)},
 };
+
+/* Three-operand forms: the arithmetic and bitwise ops (the others reduce
+ * small vectors of flags and pairs, where a copy first costs little). */
+typedef void (*reduce3_fn)(const void *in, const void *in2, void *out, size_t n);
+static const reduce3_fn fns3[FERRY_OP_KINDS][CT_COUNT] = {
+    [FERRY_OP_MAX] = {INTS(ENTRY3, max) REALS(ENTRY3, max)},
+    [FERRY_OP_MIN] = {INTS(ENTRY3, min) REALS(ENTRY3, min)},
+    [FERRY_OP_SUM] = {INTS(ENTRY3, sum) REALS(ENTRY3, sum) CPLXS(ENTRY3, sum)},
+    [FERRY_OP_PROD] = {INTS(ENTRY3, prod) REALS(ENTRY3, prod) CPLXS(ENTRY3, prod)},
+    [FERRY_OP_BAND] = {INTS(ENTRY3, band)},
+    [FERRY_OP_BOR] = {INTS(ENTRY3, bor)},
+    [FERRY_OP_BXOR] = {INTS(ENTRY3, bxor)},
+};
+static const unsigned char ct_align[CT_COUNT] = {INTS(ALIGN_ENTRY, ) REALS(ALIGN_ENTRY, ) CPLXS(ALIGN_ENTRY, )};
 
 /* ---- predefined datatypes: C type and class ------------------------------ */
 
@@ -386,4 +420,29 @@ void ferry_op_apply(const struct ferry_op *op, const void *in, void *inout, size
     default:
         fns[op->kind][map_get(unit->handle)->ct](in, inout, n);
     }
+}
+
+void ferry_op_apply3(const struct ferry_op *op, const void *in, const void *in2, void *out, size_t n,
+                     const struct ferry_datatype *unit)
+{
+    if (n == 0)
+        return;
+    if (out == in2) {
+        ferry_op_apply(op, in, out, n, unit);
+        return;
+    }
+    if (op->kind < FERRY_OP_REPLACE) {
+        unsigned ct = map_get(unit->handle)->ct;
+        reduce3_fn f = fns3[op->kind][ct];
+        /* the loops assume the C type's alignment (see MISALIGNED) */
+        if (f && (ct_align[ct] <= 8 ||
+                  !(((uintptr_t)in | (uintptr_t)in2 | (uintptr_t)out) & (uintptr_t)(ct_align[ct] - 1)))) {
+            f(in, in2, out, n);
+            return;
+        }
+    }
+    /* the bytes the n units span (unit extents are positive here) */
+    memcpy((char *)out + unit->true_lb, (const char *)in2 + unit->true_lb,
+           (n - 1) * (size_t)unit->extent + (size_t)unit->true_extent);
+    ferry_op_apply(op, in, out, n, unit);
 }

@@ -54,5 +54,10 @@ int ferry_op_unit(const struct ferry_op *op, const struct ferry_datatype *dt, in
 /* inout[i] = in[i] op inout[i] for n units of type unit (from ferry_op_unit). */
 void ferry_op_apply(const struct ferry_op *op, const void *in, void *inout, size_t n,
                     const struct ferry_datatype *unit);
+/* out[i] = in[i] op in2[i]: the same as copying in2 to out, then
+ * ferry_op_apply(op, in, out), in one pass where op is a predefined
+ * arithmetic or bitwise op. out may be in2; otherwise it overlaps neither. */
+void ferry_op_apply3(const struct ferry_op *op, const void *in, const void *in2, void *out, size_t n,
+                     const struct ferry_datatype *unit);
 
 #endif
