@@ -419,7 +419,11 @@ static long size_limit(enum ferry_coll_kind kind, const struct ferry_comm *c)
     case FERRY_COLL_ALLGATHER: limit = ferry_cfg.coll_shm_allgather_max; break;
     default: limit = ferry_cfg.coll_shm_max;
     }
-    return c->size == 2 ? FERRY_MIN(limit, ferry_cfg.coll_shm_pair_max) : limit;
+    if (c->size != 2)
+        return limit;
+    if (kind == FERRY_COLL_REDUCE)   /* see FERRY_COLL_SHM_PAIR_REDUCE_MAX */
+        return ferry_cfg.coll_shm_pair_reduce_max < 0 ? LONG_MAX : ferry_cfg.coll_shm_pair_reduce_max;
+    return FERRY_MIN(limit, ferry_cfg.coll_shm_pair_max);
 }
 
 int shm_usable(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a, int blocking,
