@@ -157,14 +157,17 @@ static void start_pull(struct ferry_request *r, uint64_t addr, uint64_t sreq, si
 /* Ranks outnumber CPUs: up to 2 ranks per CPU the rings beat the receiver's
  * lone pull (the sender's copy-in and the receiver's copy-out overlap on two
  * CPUs); beyond, single copy (a pipeline needs both ends on a CPU at once).
- * FERRY_RNDV_OVERSUB; hand-set thresholds win. */
-static int oversub_takes_rings(void)
+ * Not when large messages go both ways between the pair (an alltoall, an
+ * exchange): then every rank has copies of its own to make, the CPUs are
+ * busy anyway, and the rings' two copies of each byte cost twice the work of
+ * one. FERRY_RNDV_OVERSUB; hand-set thresholds win. */
+static int oversub_takes_rings(int both)
 {
     if (!ferry_rt.oversubscribed || ferry_ladder_forced())
         return 0;
     if (ferry_cfg.rndv_oversub >= 0)
         return (int)ferry_cfg.rndv_oversub;
-    return ferry_rt.local_size <= 2 * ferry_rt.local_cpus;
+    return !both && ferry_rt.local_size <= 2 * ferry_rt.local_cpus;
 }
 
 /* The receive r matched a rendezvous message announced by an RTS. */
@@ -193,12 +196,17 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
      * may sleep) */
     if (m == FERRY_MECH_SPLIT && (bytes > r->bytes || ferry_rt.oversubscribed))
         m = FERRY_MECH_CMA;
-    if (m == FERRY_MECH_CMA && oversub_takes_rings()) {
+    int both = ferry_proto_rndv_both_ways(src_world);
+    if (m == FERRY_MECH_CMA && oversub_takes_rings(both)) {
         static int logged;
         if (!logged++)
             ferry_log(1, "rendezvous with %d local ranks on %d CPUs: through the rings (FERRY_RNDV_OVERSUB)",
                       ferry_rt.local_size, ferry_rt.local_cpus);
         m = FERRY_MECH_PIPELINE;
+    } else if (m == FERRY_MECH_CMA && both && ferry_rt.oversubscribed && FERRY_UNLIKELY(ferry_verbose >= 1)) {
+        static int logged;
+        if (!logged++)
+            ferry_log(1, "rendezvous both ways with rank %d while ranks outnumber CPUs: single copy", src_world);
     }
     /* Large messages both ways between the pair (an exchange, a
      * bidirectional stream, a ping-pong; see ferry_proto_rndv_both_ways):
@@ -207,7 +215,6 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
      * is faster changes with the VM's phases (rndv_adapt.h), so by default
      * it is measured; FERRY_RNDV_BOTH_WAYS=1 always takes the rings, 0 never.
      * Never oversubscribed: the pipeline waits for the peer to be scheduled. */
-    int both = ferry_proto_rndv_both_ways(src_world);
     if (m != FERRY_MECH_PIPELINE && !ferry_rt.oversubscribed && !ferry_ladder_forced()) {
         if (ferry_cfg.rndv_both_ways < 0) {
             m = ferry_rndv_adapt_choose(r, bytes, m, both);
