@@ -159,6 +159,7 @@ static int win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     w->flavor = flavor;
     PMPI_Comm_dup(comm, &w->dup);
     w->comm = ferry_comm_get(w->dup);
+    w->comm->coll_setup = 1;   /* until the window is made (see struct ferry_comm) */
     ferry_errhandler_retain(MPI_ERRORS_ARE_FATAL);
     ferry_errhandler_release(w->comm->errhandler);
     w->comm->errhandler = MPI_ERRORS_ARE_FATAL;   /* a window's default handler */
@@ -231,6 +232,7 @@ static int win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     for (size_t i = 0; i < NHINTS; i++)
         PMPI_Info_set(w->info, hint_keys[i][0], hint_keys[i][1]);
     apply_hints(w, info);
+    w->comm->coll_setup = 0;
     ferry_win_register(w);
     if (baseptr)
         *(void **)baseptr = w->base;

@@ -317,6 +317,8 @@ static int attach_finish(struct ferry_sched *s, struct sched_step *st)
     }
     m->may_sleep = ferry_rt.oversubscribed;
     m->scratch = ferry_xmalloc(2 * m->step);
+    ferry_log(2, "coll: shared-memory segment for communicator %u (%d ranks, %zu KiB)", (unsigned)s->comm->ctx,
+              m->n, m->len >> 10);
     return 1;
 }
 
@@ -439,8 +441,11 @@ int shm_usable(enum ferry_coll_kind kind, struct ferry_comm *c, const struct fer
         return 1;
     if ((m && (m->failed || m->attaching)) || !all_local(c))
         return 0;
-    /* by default only for a communicator that keeps using collectives */
-    if (!forced && ++entry(c)->uses < LAZY_USES)
+    /* by default only for a communicator that keeps using collectives; not
+     * for the handful of agreements that set up a window or a file (a
+     * segment costs page faults: Win_allocate + Win_free took 413 us with
+     * one, 12 in MPICH) */
+    if (!forced && (c->coll_setup || ++entry(c)->uses < LAZY_USES))
         return 0;
     /* a nonblocking call only starts the creation and takes another
      * algorithm; the calls after it wait for the outcome (shm_defer) */

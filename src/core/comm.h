@@ -52,6 +52,9 @@ struct ferry_comm {
     int coll_barrier_next;             /* the collective (enum ferry_coll_kind) called right after the
                                         * last barrier, -1: none yet (see coll.c) */
     int coll_barrier_root;             /* ... its root, -1 when it has none */
+    int coll_setup;                    /* the library sets up an object over this private communicator
+                                        * (a window, a file): its agreements do not count towards the
+                                        * lazy creation of the shared-memory collectives' segment */
     struct ferry_topo *topo;           /* Cartesian / graph / distributed graph topology, NULL if none */
     struct ferry_attr *attrs;          /* cached attributes (core/attr.h), most recently set first */
     struct ferry_info *info;           /* hints from Comm_set_info / Comm_dup_with_info, NULL if none */

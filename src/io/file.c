@@ -189,6 +189,7 @@ int ferry_file_open(struct ferry_comm *comm, const char *filename, int amode, st
         file_free(f);
         return rc;
     }
+    f->comm->coll_setup = 1;   /* until the file is open (see struct ferry_comm) */
 
     /* agree: everyone's amode valid and the same */
     char lwhy[256] = "";
@@ -253,6 +254,7 @@ int ferry_file_open(struct ferry_comm *comm, const char *filename, int amode, st
     }
     if ((rc = ferry_shfp_open(f, start, why, whylen)))
         goto fail;
+    f->comm->coll_setup = 0;
     f->next = open_files;
     open_files = f;
     *out = f;
