@@ -675,30 +675,33 @@ static const void *contrib(const struct ferry_coll_args *a)
 
 #define FOLD_BLOCK 8192   /* bytes of the result reduced at a time */
 
-/* d = x[0] op (x[1] op ... x[n-1]) over n units, where x[i] is slot i's chunk
- * or, for rank `self` when own != NULL, own. */
+/* Input i of a fold: slot i's chunk at uoff, or own for rank `self` when own != NULL. */
+static const char *fold_input(struct shm_op *o, uint64_t s, size_t uoff, const void *own, int self, int i)
+{
+    return i == self && own ? (const char *)own : area(o, i, s) + uoff;
+}
+
+/* d = x[0] op (x[1] op ... x[n-1]) over n units, where x[i] is fold_input i. */
 static void fold(struct shm_op *o, uint64_t s, size_t uoff, const void *own, int self, void *d, size_t nu)
 {
     struct shm_comm *m = o->m;
     size_t e = o->unit->size;
-#define FOLD_INPUT(i) ((i) == self && own ? (const char *)own : area(o, (i), s) + uoff)
     /* block by block, so that d stays in L1 across the n inputs */
     size_t bu = FERRY_MAX((size_t)FOLD_BLOCK / e, (size_t)1);
     for (size_t u0 = 0; u0 < nu; u0 += bu) {
         size_t k = FERRY_MIN(bu, nu - u0), bo = u0 * e;
         char *db = (char *)d + bo;
-        const char *last = FOLD_INPUT(m->n - 1) + bo;
+        const char *last = fold_input(o, s, uoff, own, self, m->n - 1) + bo;
         int i = m->n - 2;
         if (last != db && i >= 0) {   /* the first two inputs in one pass, not a copy and a pass */
-            ferry_op_apply3(o->a.op, FOLD_INPUT(i) + bo, last, db, k, o->unit);
+            ferry_op_apply3(o->a.op, fold_input(o, s, uoff, own, self, i) + bo, last, db, k, o->unit);
             i--;
         } else if (last != db) {
             memcpy(db, last, k * e);
         }
         for (; i >= 0; i--)
-            ferry_op_apply(o->a.op, FOLD_INPUT(i) + bo, db, k, o->unit);
+            ferry_op_apply(o->a.op, fold_input(o, s, uoff, own, self, i) + bo, db, k, o->unit);
     }
-#undef FOLD_INPUT
 }
 
 static int reduce_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
