@@ -86,8 +86,9 @@ static const struct config_var vars[] = {
      "92 against 154 us, 2 MiB 1613 against 2315). With the rings the "
      "sender's copy-in and the receiver's copy-out run on both CPUs; with single copy the receiver copies "
      "alone, while the sender, which needs no CPU, may sleep. At 4 ranks on 2 CPUs of the development VM "
-     "the rings were faster (gather 1 MiB 168 against 394 us, scatter 256 KiB 38 against 112, alltoall "
-     "1 MiB 1024 against 1470); at 8 ranks single copy mostly was (alltoall 1 MiB 7962 against 13003, "
+     "the rings were faster for one-way traffic (gather 1 MiB 168 against 394 us, scatter 256 KiB 38 "
+     "against 112; an earlier run also had alltoall 1 MiB 1024 against 1470, which later interleaved runs "
+     "did not repeat); at 8 ranks single copy mostly was (alltoall 1 MiB 7962 against 13003, "
      "multi-pair latency 1 MiB 251 against 384): a pipeline needs both ends on a CPU at once. Hand-set "
      "thresholds (FERRY_CMA_MIN/MAX, FERRY_SPLIT_MIN/MAX) win."},
     {"FERRY_CMA_CHUNK", &ferry_cfg.cma_chunk, 512 * 1024, 4096, 1L << 40,
@@ -157,8 +158,8 @@ static const struct config_var vars[] = {
      "The same limit for allgather."},
     {"FERRY_COLL_SHM_PAIR_MAX", &ferry_cfg.coll_shm_pair_max, 4096, 0, 1L << 40,
      "Default rules with a CPU per rank, for communicators of 2 ranks: every collective but reduce above "
-     "this many bytes per rank runs point to point, whatever the limits above. With two ranks the segment brings no "
-     "fan-out, only two copies through lines the previous call left in the other core's cache; the "
+     "this many bytes per rank runs point to point, whatever the limits above. With two ranks the segment "
+     "brings no fan-out, only two copies through lines the previous call left in the other core's cache; the "
      "point-to-point rings (2 MiB, aged out of that cache) and single copy were faster from 8-16 KiB on "
      "the development VM (16 KiB: bcast 2.2 against 2.7 us, reduce 2.6 against 4.1, alltoall 1.9 against "
      "3.2), and kept their speed when the VM's cross-core latency tripled (bcast 16 KiB 7.6 against 11.1)."},
