@@ -12,7 +12,9 @@ Always checked (any MPI):
     the job is over within
     --max-seconds (default 3) of the failure -- measured from the victim's own
     CLOCK_REALTIME stamp written just before it fails, to mpiexec's exit;
-    every rank process (pids the ranks recorded) is gone shortly after
+    every rank process (pids the ranks recorded) is gone shortly after;
+    the line every other rank printed (not flushed) before the failure is in
+    stdout (both peers line-buffer or unbuffer their ranks' stdout)
   * exit7: exit status exactly 7;  stdin: exit status 0, rank 0 read the line
   * hang: every rank blocks in a receive nobody matches; run with
     MPIEXEC_TIMEOUT=HANG_LIMIT (hydra's, Open MPI's and Ferry's variable), the
@@ -168,6 +170,11 @@ def main():
                 fail("MPI_Abort(MPI_COMM_WORLD, 3) gave exit status %d, expected 3" % rc)
             if a.mode == "abort" and "calls MPI_Abort(3)" not in stdout:
                 fail("the line the victim printed (unflushed) before MPI_Abort is not in stdout")
+        if a.mode != "hang":
+            lost = [r for r in range(victim) if "bystander: rank %d " % r not in stdout]
+            if lost:
+                fail("the lines ranks %s printed (unflushed) before they were killed are not in stdout"
+                     % lost)
     if a.mode == "exit7" and not hung and rc != 7:
         fail("rank %d exited 7 after MPI_Finalize; mpiexec exit status %d" % (victim, rc))
     if a.mode == "stdin" and not hung:

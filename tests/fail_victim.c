@@ -14,7 +14,11 @@
  *   exit7  everybody finalizes; the highest rank then exits with status 7.
  *   stdin  rank 0 reads one line from stdin and compares it with LINE.
  * Every rank writes its pid to DIR/pid.RANK first (not in stdin mode), so
- * the driver can check that no rank outlives the job.
+ * the driver can check that no rank outlives the job. In kill, abort, exit0
+ * and fatal modes every other rank prints "bystander: rank R ..." without
+ * flushing before the victim fails: the job is killed, and the line must
+ * still reach the output (stdout is a pipe: a launcher's MPI makes it line-
+ * buffered or unbuffered, as Open MPI's and MPICH's do).
  */
 #define _GNU_SOURCE
 #include "common.h"
@@ -75,6 +79,8 @@ int main(int argc, char **argv)
     }
 
     if (!strcmp(mode, "fatal")) {
+        if (rank != victim)
+            printf("bystander: rank %d waits for rank %d\n", rank, victim);
         CHECK_RC(MPI_Barrier(MPI_COMM_WORLD)); /* every pid file is written */
         if (rank == victim) {
             int x = 1;
@@ -134,6 +140,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "FAIL [rank %d]: still alive after the failure action\n", rank);
             return 1;
         }
+        if (it == 1 && rank != victim)
+            printf("bystander: rank %d passed iteration 0\n", rank);   /* the ring: before the victim's 50 */
         size_t len = it % 2 ? big : 100;
         MPI_Request r[2];
         CHECK_RC(MPI_Irecv(rb, (int)huge, MPI_BYTE, from, 1, MPI_COMM_WORLD, &r[0]));

@@ -100,6 +100,11 @@ static const struct config_var vars[] = {
      "call then holds one process-wide lock, which waits hand to other threads)."},
     {"FERRY_VERBOSE", &ferry_cfg.verbose, 0, 0, 10,
      "Diagnostics on stderr: 1 decisions (transports, single copy), 2 more."},
+    {"FERRY_STDOUT", &ferry_cfg.stdout_buf, FERRY_STDOUT_LINE, 0, 0,
+     "Buffering of a rank's stdout when a launcher started it (MPI_Init sets it): line (Open MPI's choice), "
+     "none (MPICH's) or keep (the C library's: full buffering into a pipe or file). With line or none, a "
+     "rank killed because another one failed or called MPI_Abort has written the lines it printed.",
+     "line,none,keep"},
     {"FERRY_OVERSUBSCRIBE", &ferry_cfg.oversubscribe, -1, -1, 1,
      "Idle ranks sleep on a futex instead of polling: -1 when local ranks outnumber their CPUs, 0 never, 1 always."},
     {"FERRY_SHM_HOT", &ferry_cfg.shm_hot, 16, 1, 1L << 20,

@@ -26,6 +26,7 @@ struct ferry_config {
     long shm_fault_pull;     /* testing: pulls after the first N fail with -EPERM (-1: off) */
     long spin;               /* empty progress polls before a waiting rank yields the CPU */
     long verbose;            /* diagnostic output level */
+    long stdout_buf;         /* enum ferry_stdout: stdout buffering under a launcher */
     long thread_max;         /* highest thread level MPI_Init_thread provides */
     long shm_backend;        /* enum ferry_shm_backend */
     long shm_hot;            /* rings polled on every poll (hot peers) when there are more local ranks */
@@ -57,6 +58,7 @@ struct ferry_config {
     long coll_shm_yields;    /* oversubscribed: yields before a shm collective waiter sleeps */
 };
 enum ferry_shm_backend { FERRY_SHM_BACKEND_MEMFD, FERRY_SHM_BACKEND_POSIX };
+enum ferry_stdout { FERRY_STDOUT_LINE, FERRY_STDOUT_NONE, FERRY_STDOUT_KEEP };
 enum ferry_shm_barrier { FERRY_SHM_BARRIER_AUTO, FERRY_SHM_BARRIER_FLAT, FERRY_SHM_BARRIER_RELEASE };
 extern struct ferry_config ferry_cfg;
 

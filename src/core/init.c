@@ -46,6 +46,20 @@ static void discover_node(void)
     ferry_rt.local_size = nlocal;
 }
 
+/* Started by a launcher, the rank's stdout is a pipe or a file, which the C
+ * library buffers fully: when the job is killed because some rank failed or
+ * called MPI_Abort, everything the other ranks printed since their last full
+ * buffer is lost. Line buffering (as Open MPI sets it; MPICH unbuffers) keeps
+ * their complete lines. glibc's setvbuf with a NULL buffer only changes the
+ * mode, so output the program wrote before MPI_Init stays where it is. */
+static void set_stdout_buffering(void)
+{
+    if (ferry_cfg.stdout_buf == FERRY_STDOUT_LINE)
+        setvbuf(stdout, NULL, _IOLBF, 0);
+    else if (ferry_cfg.stdout_buf == FERRY_STDOUT_NONE)
+        setvbuf(stdout, NULL, _IONBF, 0);
+}
+
 int ferry_init(int required, int *provided)
 {
     ferry_config_load();
@@ -57,6 +71,8 @@ int ferry_init(int required, int *provided)
     ferry_rt.world_size = info.size;
     ferry_rt.appnum = info.appnum;
     ferry_rt.singleton = info.singleton;
+    if (!info.singleton)
+        set_stdout_buffering();
     snprintf(ferry_rt.jobid, sizeof ferry_rt.jobid, "%s", info.jobid);
     if (gethostname(ferry_rt.hostname, sizeof ferry_rt.hostname))
         strcpy(ferry_rt.hostname, "localhost");

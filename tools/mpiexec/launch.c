@@ -9,6 +9,10 @@
  *   -genv K V ...          (later -genv of the same name wins)
  *   mpiexec's environment  (minus PMI_* / PMIX_*: those belong to whatever
  *                           launched mpiexec, not to our ranks)
+ *   PYTHONUNBUFFERED=1, unless set above: as under hydra and Open MPI's
+ *                           mpirun, a Python rank killed because another rank
+ *                           failed has written what it printed (C stdout is
+ *                           line-buffered by the library: FERRY_STDOUT)
  *
  * exec failure travels back on a close-on-exec pipe: the parent reads either
  * EOF (exec worked) or the child's errno. */
@@ -31,7 +35,11 @@ static const char *const rank_vars[NRANKVARS] = {
     "PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_JOBID", "FERRY_LOCAL_RANK", "FERRY_LOCAL_SIZE",
 };
 
-static char **base_env;          /* -genv + filtered environ, NULL-terminated */
+/* set unless the user chose (see above) */
+#define NDEFAULTS 1
+static const char *const default_vars[NDEFAULTS] = {"PYTHONUNBUFFERED=1"};
+
+static char **base_env;          /* -genv + filtered environ + defaults, NULL-terminated */
 static size_t base_n;
 static int devnull = -1;
 static struct rlimit nofile_orig;
@@ -58,7 +66,7 @@ void launch_prepare(struct job *j)
     size_t nenv = 0;
     while (environ[nenv])
         nenv++;
-    base_env = calloc(nenv + (size_t)o->ngenv + 1, sizeof *base_env);
+    base_env = calloc(nenv + (size_t)o->ngenv + NDEFAULTS + 1, sizeof *base_env);
     if (!base_env)
         die("out of memory");
 
@@ -91,6 +99,14 @@ void launch_prepare(struct job *j)
             overridden = env_is(e, o->genv_key[g]);
         if (!overridden)
             base_env[base_n++] = (char *)e;
+    }
+    for (int d = 0; d < NDEFAULTS; d++) {
+        size_t name = strcspn(default_vars[d], "=");
+        int set = 0;
+        for (size_t i = 0; i < base_n && !set; i++)
+            set = strncmp(base_env[i], default_vars[d], name + 1) == 0;
+        if (!set)
+            base_env[base_n++] = (char *)default_vars[d];
     }
     base_env[base_n] = NULL;
 
