@@ -9,10 +9,13 @@
  *   -genv K V ...          (later -genv of the same name wins)
  *   mpiexec's environment  (minus PMI_* / PMIX_*: those belong to whatever
  *                           launched mpiexec, not to our ranks)
- *   PYTHONUNBUFFERED=1, unless set above: as under hydra and Open MPI's
- *                           mpirun, a Python rank killed because another rank
- *                           failed has written what it printed (C stdout is
- *                           line-buffered by the library: FERRY_STDOUT)
+ *   PYTHONUNBUFFERED=1 GFORTRAN_UNBUFFERED_PRECONNECTED=y, unless set above:
+ *                           as under MPICH's hydra (Python: and Open MPI's
+ *                           mpirun), a Python or gfortran rank killed because
+ *                           another rank failed has written what it printed
+ *                           (gfortran buffers stdout fully when it is a file);
+ *                           C stdout is line-buffered by the library
+ *                           (FERRY_STDOUT)
  *
  * exec failure travels back on a close-on-exec pipe: the parent reads either
  * EOF (exec worked) or the child's errno. */
@@ -36,8 +39,8 @@ static const char *const rank_vars[NRANKVARS] = {
 };
 
 /* set unless the user chose (see above) */
-#define NDEFAULTS 1
-static const char *const default_vars[NDEFAULTS] = {"PYTHONUNBUFFERED=1"};
+#define NDEFAULTS 2
+static const char *const default_vars[NDEFAULTS] = {"PYTHONUNBUFFERED=1", "GFORTRAN_UNBUFFERED_PRECONNECTED=y"};
 
 static char **base_env;          /* -genv + filtered environ + defaults, NULL-terminated */
 static size_t base_n;
