@@ -9,8 +9,9 @@
  *   abort  same, the victim calls MPI_Abort(MPI_COMM_WORLD, 3) right after
  *          printing its line, without flushing stdout.
  *   exit0  same, the victim calls exit(0) without MPI_Finalize.
- *   fatal  under the default MPI_ERRORS_ARE_FATAL the victim calls MPI_Send
- *          to rank size+1000; the others wait in MPI_Recv from it.
+ *   fatal  under the default MPI_ERRORS_ARE_FATAL the victim prints a line
+ *          (not flushed) and calls MPI_Send to rank size+1000; the others
+ *          wait in MPI_Recv from it.
  *   exit7  everybody finalizes; the highest rank then exits with status 7.
  *   stdin  rank 0 reads one line from stdin and compares it with LINE.
  * Every rank writes its pid to DIR/pid.RANK first (not in stdin mode), so
@@ -81,7 +82,7 @@ int main(int argc, char **argv)
             write_file(dir, "victim", "%ld %.6f\n", (long)getpid(), realtime());
             printf("victim: rank %d pid %ld calls MPI_Send to rank %d\n", rank, (long)getpid(),
                    size + 1000);
-            fflush(stdout);
+            /* not flushed: the fatal error handler must flush it, as MPI_Abort */
             MPI_Send(&x, 1, MPI_INT, size + 1000, 0, MPI_COMM_WORLD);
             fprintf(stderr, "FAIL [rank %d]: MPI_Send to an invalid rank returned under "
                             "MPI_ERRORS_ARE_FATAL\n", rank);
