@@ -24,7 +24,8 @@ With --ferry, Ferry's own wording is checked too (other MPIs word it
 differently):
   * kill/abort/exit0: a line on stderr names the failed rank
     ("rank R" or "[R]"); abort: exit status 3, and the line the victim printed
-    to stdout just before MPI_Abort (not flushed) is in the output
+    to stdout just before MPI_Abort (not flushed) is in the output; fatal:
+    so is the line it printed (not flushed) before the erroneous MPI_Send
   * fatal: ONE stderr line names the rank, "MPI_Send" and the reason
     (invalid / out of range / MPI_ERR_RANK)
 """
@@ -170,6 +171,8 @@ def main():
                 fail("MPI_Abort(MPI_COMM_WORLD, 3) gave exit status %d, expected 3" % rc)
             if a.mode == "abort" and "calls MPI_Abort(3)" not in stdout:
                 fail("the line the victim printed (unflushed) before MPI_Abort is not in stdout")
+            if a.mode == "fatal" and "calls MPI_Send to rank" not in stdout:
+                fail("the line the victim printed (unflushed) before its fatal MPI_Send is not in stdout")
         if a.mode != "hang":
             lost = [r for r in range(victim) if "bystander: rank %d " % r not in stdout]
             if lost:

@@ -9,8 +9,9 @@
  *   abort  same, the victim calls MPI_Abort(MPI_COMM_WORLD, 3) right after
  *          printing its line, without flushing stdout.
  *   exit0  same, the victim calls exit(0) without MPI_Finalize.
- *   fatal  under the default MPI_ERRORS_ARE_FATAL the victim calls MPI_Send
- *          to rank size+1000; the others wait in MPI_Recv from it.
+ *   fatal  under the default MPI_ERRORS_ARE_FATAL the victim prints a line
+ *          (not flushed) and calls MPI_Send to rank size+1000; the others
+ *          wait in MPI_Recv from it.
  *   exit7  everybody finalizes; the highest rank then exits with status 7.
  *   stdin  rank 0 reads one line from stdin and compares it with LINE.
  * Every rank writes its pid to DIR/pid.RANK first (not in stdin mode), so
@@ -85,9 +86,10 @@ int main(int argc, char **argv)
         if (rank == victim) {
             int x = 1;
             write_file(dir, "victim", "%ld %.6f\n", (long)getpid(), realtime());
-            printf("victim: rank %d pid %ld calls MPI_Send to rank %d\n", rank, (long)getpid(),
+            printf("victim: rank %d pid %ld calls MPI_Send to rank %d", rank, (long)getpid(),
                    size + 1000);
-            fflush(stdout);
+            /* neither flushed nor ended by a newline (line buffering would
+             * write it): the fatal error handler must flush it, as MPI_Abort */
             MPI_Send(&x, 1, MPI_INT, size + 1000, 0, MPI_COMM_WORLD);
             fprintf(stderr, "FAIL [rank %d]: MPI_Send to an invalid rank returned under "
                             "MPI_ERRORS_ARE_FATAL\n", rank);
@@ -123,12 +125,12 @@ int main(int argc, char **argv)
             /* a big transfer in flight to the neighbour, then die */
             CHECK_RC(MPI_Isend(sb, (int)huge, MPI_BYTE, to, 77, MPI_COMM_WORLD, &r));
             write_file(dir, "victim", "%ld %.6f\n", (long)getpid(), realtime());
-            printf("victim: rank %d pid %ld %s at iteration %ld\n", rank, (long)getpid(),
+            printf("victim: rank %d pid %ld %s at iteration %ld", rank, (long)getpid(),
                    action == 1 ? "raises SIGKILL" : action == 2 ? "calls MPI_Abort(3)"
                                                                 : "calls exit(0)",
                    it);
-            /* MPI_Abort must flush it itself (stdout is a pipe here: fully
-             * buffered); the other ends leave no chance to */
+            /* MPI_Abort must flush it itself: no newline, so even a line-
+             * buffered stdout still holds it; the other ends leave no chance to */
             if (action != 2)
                 fflush(stdout);
             if (action == 1)

@@ -1034,7 +1034,6 @@ int PMPI_Win_fence(int assert, MPI_Win win)
 int PMPI_Win_lock(int type, int rank, int assert, MPI_Win win)
 {
     FERRY_API_ENTER();
-    (void)assert;
     const char *fn = "MPI_Win_lock";
     struct ferry_win *w;
     int rc = check_win(win, &w, fn);
@@ -1051,6 +1050,10 @@ int PMPI_Win_lock(int type, int rank, int assert, MPI_Win win)
     if (w->nstart)
         return win_err(w, MPI_ERR_RMA_SYNC, fn, "an access epoch (MPI_Win_start) is open");
     w->fence_open = 0;   /* a fence that opened no epoch yet gives way to the lock */
+    if (assert & MPI_MODE_NOCHECK) {
+        w->lock[rank] = type | FERRY_WIN_LOCK_NOCHECK;
+        return MPI_SUCCESS;
+    }
     ferry_win_lock_acquire(w, rank, type == MPI_LOCK_EXCLUSIVE);
     w->lock[rank] = type;
     return MPI_SUCCESS;
@@ -1072,7 +1075,8 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     if (!w->lock[rank])
         return win_err(w, MPI_ERR_RMA_SYNC, fn, "rank %d is not locked by this process", rank);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    ferry_win_lock_release(w, rank, w->lock[rank] == MPI_LOCK_EXCLUSIVE);
+    if (!(w->lock[rank] & FERRY_WIN_LOCK_NOCHECK))
+        ferry_win_lock_release(w, rank, w->lock[rank] == MPI_LOCK_EXCLUSIVE);
     w->lock[rank] = 0;
     return MPI_SUCCESS;
 }
@@ -1081,7 +1085,6 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
 int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
     FERRY_API_ENTER();
-    (void)assert;
     struct ferry_win *w;
     int rc = check_win(win, &w, "MPI_Win_lock_all");
     if (rc)
@@ -1094,6 +1097,10 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     if (w->nstart)
         return win_err(w, MPI_ERR_RMA_SYNC, "MPI_Win_lock_all", "an access epoch (MPI_Win_start) is open");
     w->fence_open = 0;
+    if (assert & MPI_MODE_NOCHECK) {
+        w->lock_all = 2;
+        return MPI_SUCCESS;
+    }
     for (int i = 0; i < w->size; i++)
         ferry_win_lock_acquire(w, i, 0);
     w->lock_all = 1;
@@ -1111,8 +1118,9 @@ int PMPI_Win_unlock_all(MPI_Win win)
     if (!w->lock_all)
         return win_err(w, MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all", "no MPI_Win_lock_all epoch is open");
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    for (int i = 0; i < w->size; i++)
-        ferry_win_lock_release(w, i, 0);
+    if (w->lock_all == 1)
+        for (int i = 0; i < w->size; i++)
+            ferry_win_lock_release(w, i, 0);
     w->lock_all = 0;
     return MPI_SUCCESS;
 }

@@ -57,8 +57,9 @@ struct ferry_win {
     MPI_Info info;        /* the hints in effect (Win_get_info) */
     char name[MPI_MAX_OBJECT_NAME];
     /* epochs */
-    int *lock;            /* per target: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE held by this rank */
-    int lock_all;
+    int *lock;            /* per target: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE held by this rank,
+                           * | FERRY_WIN_LOCK_NOCHECK when opened with MPI_MODE_NOCHECK (no lock word taken) */
+    int lock_all;         /* 0; 1: lock_all holds every shared lock word; 2: opened with MPI_MODE_NOCHECK */
     int fence_open;
     int *start_grp; int nstart;   /* PSCW access epoch: window ranks */
     int *post_grp; int npost;     /* PSCW exposure epoch: window ranks */
@@ -71,6 +72,13 @@ struct ferry_win {
     char *am_buf, *am_out;
     struct ferry_win *am_next;
 };
+
+/* w->lock[r] flag: the epoch was opened with MPI_MODE_NOCHECK, so the lock
+ * word was not taken (the program asserts that no conflicting lock is
+ * attempted meanwhile; MPICH and Open MPI skip the lock too, and programs
+ * such as OpenCoarrays rely on it: a lock_all(NOCHECK) held for a window's
+ * whole life beside other ranks' exclusive locks on it) */
+#define FERRY_WIN_LOCK_NOCHECK 0x10000
 
 void ferry_win_table_init(void);
 /* Register w; sets w->handle. */
