@@ -67,7 +67,8 @@ struct ferry_file *ferry_file_lookup(MPI_File h);
 MPI_Errhandler ferry_file_default_errhandler(void);
 void ferry_file_set_default_errhandler(MPI_Errhandler eh);
 /* Raise cls in fn on f's error handler (f NULL: MPI_FILE_NULL's). Returns cls
- * when the handler returns. */
+ * under MPI_ERRORS_RETURN, and the code a user handler left (which may be
+ * MPI_SUCCESS) when it returns. */
 int ferry_file_error(struct ferry_file *f, int cls, const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
