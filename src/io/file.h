@@ -119,6 +119,9 @@ int ferry_view_type_ok(const struct ferry_datatype *dt, int writable);
 /* Move count elements of dt at buf to the file (write) or from it, starting
  * at etype offset `off` of the view. *moved: bytes moved (fewer only when a
  * read meets the end of file). 0 or an error class. */
+/* A datatype an "external32" view or access can take: its elements are as
+ * large in external32 as in memory. */
+int ferry_view_ext32_ok(const struct ferry_datatype *dt);
 int ferry_view_rw(struct ferry_file *f, int write, MPI_Offset off, void *buf, size_t count,
                   struct ferry_datatype *dt, size_t *moved, char *why, size_t whylen);
 /* The absolute byte position of etype offset off of the view. */
