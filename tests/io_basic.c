@@ -24,6 +24,16 @@ static void user_eh(MPI_File *fh, int *code, ...)
     user_eh_file = *fh;
 }
 
+/* a handler that sets the code the call returns: MPI_SUCCESS, or another */
+static int reset_to;
+static void reset_eh(MPI_File *fh, int *code, ...)
+{
+    (void)fh;
+    user_eh_calls++;
+    user_eh_code = *code;
+    *code = reset_to;
+}
+
 static void open_errors(const char *name)
 {
     MPI_File fh;
@@ -72,6 +82,22 @@ static void open_errors(const char *name)
           rc, user_eh_calls);
     CHECK_RC(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
     CHECK_RC(MPI_Errhandler_free(&eh));
+
+    /* the call returns the code as the handler left it */
+    CHECK_RC(MPI_File_create_errhandler(reset_eh, &eh));
+    CHECK_RC(MPI_File_set_errhandler(MPI_FILE_NULL, eh));
+    CHECK_RC(MPI_Errhandler_free(&eh));
+    int to[2] = {MPI_SUCCESS, MPI_ERR_IO};
+    for (int i = 0; i < 2; i++) {
+        user_eh_calls = 0;
+        reset_to = to[i];
+        fh = MPI_FILE_NULL;
+        rc = MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+        CHECK(rc == to[i] && user_eh_calls == 1 && io_class(user_eh_code) == MPI_ERR_NO_SUCH_FILE &&
+                  fh == MPI_FILE_NULL,
+              "handler resetting the code to %d: open returned %d, calls %d", to[i], rc, user_eh_calls);
+    }
+    CHECK_RC(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
 }
 
 static void explicit_offsets(const char *name)

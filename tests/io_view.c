@@ -8,7 +8,9 @@
  * get_type_extent); shared file pointer writes (each rank's records land
  * exactly once, nothing overlaps, the pointer ends at the total), read_shared,
  * seek_shared / get_position_shared, and write_ordered / read_ordered (rank
- * order), also the split ordered forms and iwrite_shared + Wait. */
+ * order), also the split ordered forms and iwrite_shared + Wait; "external32"
+ * views (ints through a strided filetype, doubles): every byte in the file
+ * big-endian, read back through the view into a strided memory type. */
 #include "io_common.h"
 
 static int rank, size;
@@ -94,14 +96,127 @@ static void strided_view(const char *name)
     MPI_Aint ext;
     CHECK_RC(MPI_File_get_type_extent(fh, ftype, &ext));
     CHECK(ext == (MPI_Aint)B * size * (MPI_Aint)sizeof(int), "type extent %ld", (long)ext);
-    /* unsupported datarep */
-    int rc = MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL);
-    CHECK(io_class(rc) == MPI_ERR_UNSUPPORTED_DATAREP, "external32: class %d", io_class(rc));
+    /* a representation that does not exist */
+    int rc = MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "no-such-datarep", MPI_INFO_NULL);
+    CHECK(io_class(rc) == MPI_ERR_UNSUPPORTED_DATAREP, "unknown datarep: class %d", io_class(rc));
     free(data);
     free(back);
     MPI_Type_free(&mtype);
     MPI_Type_free(&blk);
     MPI_Type_free(&ftype);
+    CHECK_RC(MPI_File_close(&fh));
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0)
+        CHECK_RC(MPI_File_delete(name, MPI_INFO_NULL));
+}
+
+/* byte k (big-endian) of the n-byte value at v */
+static unsigned char be_byte(const void *v, int n, int k)
+{
+    return ((const unsigned char *)v)[n - 1 - k];   /* the tests run on little-endian machines */
+}
+
+/* "external32": each rank writes ints through a strided external32 view and
+ * doubles through a contiguous one; rank 0 reads the file's bytes natively
+ * (every element big-endian); every rank reads its data back through the
+ * external32 view, ints into every other int of a larger buffer. */
+static void external32_view(const char *name)
+{
+    enum { NI = 2 * B * 7, ND = 9 };
+    MPI_File fh;
+    MPI_Status st;
+    int one = 1;
+    if (*(char *)&one != 1) {   /* the byte checks below assume little-endian memory */
+        if (rank == 0)
+            printf("io_view: big-endian machine, external32 byte checks skipped\n");
+        return;
+    }
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    CHECK_RC(MPI_File_set_size(fh, 0));
+    MPI_Datatype blk, ftype, mtype;
+    CHECK_RC(MPI_Type_contiguous(B, MPI_INT, &blk));
+    CHECK_RC(MPI_Type_create_resized(blk, 0, (MPI_Aint)B * size * (MPI_Aint)sizeof(int), &ftype));
+    CHECK_RC(MPI_Type_commit(&ftype));
+    CHECK_RC(MPI_Type_vector(NI, 1, 2, MPI_INT, &mtype));
+    CHECK_RC(MPI_Type_commit(&mtype));
+    int ints[NI], back[2 * NI];
+    double dbl[ND], dback[ND];
+    for (int i = 0; i < NI; i++)
+        ints[i] = (rank + 1) * 0x01020304 + i * 0x10000 - 7 * i;   /* negative ones too */
+    for (int i = 0; i < ND; i++)
+        dbl[i] = rank * 1000.5 - i * 0.0625;
+    MPI_Offset idisp = HDR + (MPI_Offset)rank * B * (MPI_Offset)sizeof(int);
+    MPI_Offset ibytes = (MPI_Offset)NI * size * (MPI_Offset)sizeof(int);
+    MPI_Offset ddisp = HDR + ibytes + (MPI_Offset)rank * ND * (MPI_Offset)sizeof(double);
+    CHECK_RC(MPI_File_set_view(fh, idisp, MPI_INT, ftype, "external32", MPI_INFO_NULL));
+    char rep[MPI_MAX_DATAREP_STRING];
+    MPI_Offset d;
+    MPI_Datatype e, ft;
+    CHECK_RC(MPI_File_get_view(fh, &d, &e, &ft, rep));
+    CHECK(!strcmp(rep, "external32") && d == idisp, "get_view: '%s' disp %lld", rep, (long long)d);
+    if (ft != MPI_INT)
+        MPI_Type_free(&ft);
+    MPI_Aint ext;
+    CHECK_RC(MPI_File_get_type_extent(fh, MPI_INT, &ext));
+    CHECK(ext == 4, "external32 extent of MPI_INT: %ld", (long)ext);
+    CHECK_RC(MPI_File_write_at_all(fh, 0, ints, NI, MPI_INT, &st));
+    CHECK(tc_count(&st, MPI_INT) == NI, "external32 write_all count %d", tc_count(&st, MPI_INT));
+    CHECK_RC(MPI_File_set_view(fh, ddisp, MPI_DOUBLE, MPI_DOUBLE, "external32", MPI_INFO_NULL));
+    CHECK_RC(MPI_File_write_all(fh, dbl, ND, MPI_DOUBLE, &st));
+    CHECK(tc_count(&st, MPI_DOUBLE) == ND, "external32 double write count %d", tc_count(&st, MPI_DOUBLE));
+    CHECK_RC(MPI_File_sync(fh));
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_RC(MPI_File_sync(fh));
+
+    /* the bytes in the file: native view, rank 0 checks every element */
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    if (rank == 0) {
+        MPI_Offset n = HDR + ibytes + (MPI_Offset)size * ND * (MPI_Offset)sizeof(double);
+        unsigned char *all = malloc((size_t)n);
+        CHECK(all, "malloc");
+        CHECK_RC(MPI_File_read_at(fh, 0, all, (int)n, MPI_BYTE, &st));
+        CHECK(tc_count(&st, MPI_BYTE) == (int)n, "native read of %lld bytes: %d", (long long)n,
+              tc_count(&st, MPI_BYTE));
+        for (int r = 0; r < size; r++) {
+            for (int i = 0; i < NI; i++) {
+                int v = (r + 1) * 0x01020304 + i * 0x10000 - 7 * i;
+                MPI_Offset at = HDR + ((MPI_Offset)(i / B) * size + r) * B * 4 + (i % B) * 4;
+                for (int k = 0; k < 4; k++)
+                    CHECK(all[at + k] == be_byte(&v, 4, k), "rank %d int %d byte %d in the file: 0x%02x, not 0x%02x",
+                          r, i, k, all[at + k], be_byte(&v, 4, k));
+            }
+            for (int i = 0; i < ND; i++) {
+                double v = r * 1000.5 - i * 0.0625;
+                MPI_Offset at = HDR + ibytes + ((MPI_Offset)r * ND + i) * 8;
+                for (int k = 0; k < 8; k++)
+                    CHECK(all[at + k] == be_byte(&v, 8, k), "rank %d double %d byte %d in the file: 0x%02x", r, i,
+                          k, all[at + k]);
+            }
+        }
+        free(all);
+    }
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+
+    /* back through the external32 views */
+    CHECK_RC(MPI_File_set_view(fh, idisp, MPI_INT, ftype, "external32", MPI_INFO_NULL));
+    for (int i = 0; i < 2 * NI; i++)
+        back[i] = -1;
+    CHECK_RC(MPI_File_read_at_all(fh, 0, back, 1, mtype, &st));
+    for (int i = 0; i < NI; i++)
+        CHECK(back[2 * i] == ints[i] && back[2 * i + 1] == -1, "external32 read: int %d is %d (want %d), gap %d", i,
+              back[2 * i], ints[i], back[2 * i + 1]);
+    CHECK_RC(MPI_File_set_view(fh, ddisp, MPI_DOUBLE, MPI_DOUBLE, "external32", MPI_INFO_NULL));
+    for (int i = 0; i < ND; i++)
+        dback[i] = -1;
+    CHECK_RC(MPI_File_read_all(fh, dback, ND, MPI_DOUBLE, &st));
+    CHECK(tc_count(&st, MPI_DOUBLE) == ND, "external32 double read count %d", tc_count(&st, MPI_DOUBLE));
+    for (int i = 0; i < ND; i++)
+        CHECK(dback[i] == dbl[i], "external32 read: double %d is %g (want %g)", i, dback[i], dbl[i]);
+    /* "internal" is accepted */
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "internal", MPI_INFO_NULL));
+    MPI_Type_free(&blk);
+    MPI_Type_free(&ftype);
+    MPI_Type_free(&mtype);
     CHECK_RC(MPI_File_close(&fh));
     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0)
@@ -216,6 +331,7 @@ int main(int argc, char **argv)
     char name[400];
     io_name(name, sizeof name, "io_view");
     strided_view(name);
+    external32_view(name);
     shared_pointer(name);
     return tc_finish("io_view");
 }

@@ -7,7 +7,10 @@
  * 2 MPI_Comm_idup_with_info: a working duplicate (own context: traffic on
  *   the parent does not match on it), whose info hints are the given ones,
  *   not the parent's; with MPI_INFO_NULL too; several in flight at once.
- * 3 (Ferry's header) MPIX_Comm_agree / MPIX_Comm_iagree: the AND of the
+ * 3 Hints do not propagate (MPI-4.0 7.4.4): MPI_Comm_dup and MPI_Comm_idup of
+ *   a communicator with an assertion set do not report it; MPI_Comm_split_type
+ *   given the assertion reports it wherever Comm_dup_with_info does.
+ * 4 (Ferry's header) MPIX_Comm_agree / MPIX_Comm_iagree: the AND of the
  *   flags, in an order of their own beside the communicator's collectives.
  *
  * Built against an MPI-3 library (Open MPI 4.1, used to validate the tests)
@@ -152,11 +155,77 @@ static void agreements(void)
 }
 #endif
 
+/* flag and value of key in comm's hints */
+static int hint_of(MPI_Comm comm, const char *key, char *v, int vlen)
+{
+    MPI_Info got;
+    int flag = 0;
+    CHECK_RC(MPI_Comm_get_info(comm, &got));
+    v[0] = 0;
+    CHECK_RC(MPI_Info_get_string(got, key, &vlen, v, &flag));
+    CHECK_RC(MPI_Info_free(&got));
+    return flag;
+}
+
+static void hint_propagation(void)
+{
+    static const char *const keys[] = {"mpi_assert_no_any_tag", "mpi_assert_no_any_source",
+                                       "mpi_assert_exact_length", "mpi_assert_allow_overtaking"};
+    for (int k = 0; k < 4; k++) {
+        MPI_Info hints;
+        MPI_Comm with, dup, idup, split;
+        MPI_Request r;
+        char v[16];
+        CHECK_RC(MPI_Info_create(&hints));
+        CHECK_RC(MPI_Info_set(hints, keys[k], "true"));
+        CHECK_RC(MPI_Comm_dup_with_info(MPI_COMM_WORLD, hints, &with));
+        int kept = hint_of(with, keys[k], v, (int)sizeof v);
+        CHECK(!kept || !strcmp(v, "true"), "Comm_dup_with_info: %s is '%s'", keys[k], v);
+
+        CHECK_RC(MPI_Comm_dup(with, &dup));
+        int flag = hint_of(dup, keys[k], v, (int)sizeof v);
+        CHECK(!flag || strcmp(v, "true"), "Comm_dup copied the hint %s=%s of its parent", keys[k], v);
+        CHECK_RC(MPI_Comm_idup(with, &idup, &r));
+        CHECK_RC(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        flag = hint_of(idup, keys[k], v, (int)sizeof v);
+        CHECK(!flag || strcmp(v, "true"), "Comm_idup copied the hint %s=%s of its parent", keys[k], v);
+
+        /* split_type applies the hints it is given, as dup_with_info does */
+        CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, hints, &split));
+        CHECK(split != MPI_COMM_NULL, "Comm_split_type(SHARED) gave MPI_COMM_NULL");
+        flag = hint_of(split, keys[k], v, (int)sizeof v);
+        CHECK(flag == kept && (!flag || !strcmp(v, "true")),
+              "Comm_split_type with %s=true: flag %d value '%s' (Comm_dup_with_info: flag %d)", keys[k], flag, v,
+              kept);
+        /* and a plain dup of the split does not carry them on */
+        CHECK_RC(MPI_Comm_free(&dup));
+        CHECK_RC(MPI_Comm_dup(split, &dup));
+        flag = hint_of(dup, keys[k], v, (int)sizeof v);
+        CHECK(!flag || strcmp(v, "true"), "Comm_dup of the split copied %s=%s", keys[k], v);
+
+        /* the duplicates work: an Allreduce on each */
+        MPI_Comm cs[4] = {with, dup, idup, split};
+        for (int i = 0; i < 4; i++) {
+            int in = rank + 1, out = -1;
+            CHECK_RC(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, cs[i]));
+            int n;
+            CHECK_RC(MPI_Comm_size(cs[i], &n));
+            if (i < 3 || n == size)   /* the split: all of world where one node holds it */
+                CHECK(out == size * (size + 1) / 2, "Allreduce on communicator %d gave %d", i, out);
+            else
+                CHECK(out >= n * (n + 1) / 2, "Allreduce on the split gave %d for %d ranks", out, n);
+            CHECK_RC(MPI_Comm_free(&cs[i]));
+        }
+        CHECK_RC(MPI_Info_free(&hints));
+    }
+}
+
 int main(int argc, char **argv)
 {
     tc_init(&argc, &argv, &rank, &size);
     info_get_string();
     idup_with_info();
+    hint_propagation();
 #ifdef FERRY_MPI_H_INCLUDED
     agreements();
 #endif

@@ -360,7 +360,7 @@ static void test_dynamic(void)
 
 static void test_attrs_errors(void)
 {
-    char buf[64];
+    _Alignas(16) char buf[64];
     MPI_Win win;
     CHECK_RC(MPI_Win_create(buf, sizeof buf, 4, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     void *base;
@@ -404,6 +404,33 @@ static void test_attrs_errors(void)
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_RANK, "Get from rank -5: class %d", cls);
     CHECK_RC(MPI_Put(buf, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, win));
+    CHECK_RC(MPI_Win_fence(0, win));
+    /* Compare_and_swap takes integer, logical, byte and multi-language
+     * types only (MPI-3.1 11.3.4): floating point is MPI_ERR_TYPE */
+    {
+        MPI_Datatype bad[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
+        for (int i = 0; i < 3; i++) {
+            long double o = 1, c = 0, r = 0;
+            rc = MPI_Compare_and_swap(&o, &c, &r, bad[i], rank, 0, win);
+            MPI_Error_class(rc, &cls);
+            CHECK(cls == MPI_ERR_TYPE, "Compare_and_swap on floating-point type %d: class %d", i, cls);
+        }
+        memset(buf, 0, sizeof buf);
+        CHECK_RC(MPI_Win_fence(0, win));
+        /* each on its own word of this rank's window: 0 -> 1 */
+        _Bool bo = 1, bc = 0, br = 1;
+        unsigned char yo = 0x5a, yc = 0, yr = 1;
+        MPI_Aint ao = 77, ac = 0, ar = 1;
+        CHECK_RC(MPI_Compare_and_swap(&bo, &bc, &br, MPI_C_BOOL, rank, 0, win));
+        CHECK_RC(MPI_Compare_and_swap(&yo, &yc, &yr, MPI_BYTE, rank, 1, win));
+        CHECK_RC(MPI_Compare_and_swap(&ao, &ac, &ar, MPI_AINT, rank, 2, win));
+        CHECK_RC(MPI_Win_fence(0, win));
+        MPI_Aint got;
+        memcpy(&got, buf + 8, sizeof got);
+        CHECK(br == 0 && yr == 0 && ar == 0, "Compare_and_swap results %d %d %ld", (int)br, (int)yr, (long)ar);
+        CHECK(buf[0] == 1 && (unsigned char)buf[4] == 0x5a && got == 77,
+              "Compare_and_swap on C_BOOL/BYTE/AINT left %d %d %ld", buf[0], buf[4], (long)got);
+    }
     CHECK_RC(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
     /* outside any epoch: MPI_ERR_RMA_SYNC */
     rc = MPI_Get(buf, 1, MPI_INT, 0, 0, 1, MPI_INT, win);

@@ -83,11 +83,14 @@ static struct ferry_info *hints_of(const struct ferry_info *in)
 
 /* ---- dup ----------------------------------------------------------------------- */
 
-/* What a duplicate copies from c (topology, info, attributes), into n. */
+/* What a duplicate copies from c (topology, attributes), into n. Not c's
+ * hints: MPI-4.0 (7.4.2, 7.4.4) no longer propagates info hints from one
+ * communicator to another, so a plain dup starts with none and the _with_info
+ * forms get only the hints they are given. */
 static int dup_contents(struct ferry_comm *c, struct ferry_info *info, struct ferry_comm *n, const char *fn)
 {
     n->topo = ferry_topo_dup(c->topo);
-    n->info = info ? info : c->info ? ferry_info_dup(c->info) : NULL;
+    n->info = info;
     int rc = ferry_attr_copy_all(&c->attrs, c->handle, &n->attrs, n->handle);
     if (rc) {
         ferry_attr_delete_all(&n->attrs, n->handle);
@@ -317,6 +320,9 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
         return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_split_type", "unknown split type %d", split_type);
     }
     ferry_api_split(c, color, key, &n);
+    /* the hints given apply to the new communicator (as Comm_dup_with_info) */
+    if (n)
+        n->info = hints_of(in);
     *newcomm = n ? n->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

@@ -233,9 +233,14 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     } else if (!datarep) {
         bad = MPI_ERR_ARG;
         snprintf(why, sizeof why, "datarep is NULL");
-    } else if (strcmp(datarep, "native") != 0) {
+    } else if (strcmp(datarep, "native") && strcmp(datarep, "internal") && strcmp(datarep, "external32")) {
         bad = MPI_ERR_UNSUPPORTED_DATAREP;
-        snprintf(why, sizeof why, "data representation '%s' is not supported (only \"native\")", datarep);
+        snprintf(why, sizeof why, "data representation '%s' is not supported (\"native\", \"internal\" and "
+                 "\"external32\" are)", datarep);
+    } else if (!strcmp(datarep, "external32") && (!ferry_view_ext32_ok(et) || !ferry_view_ext32_ok(ft))) {
+        bad = MPI_ERR_UNSUPPORTED_DATAREP;
+        snprintf(why, sizeof why, "external32: the %s's elements differ in size from external32's",
+                 !ferry_view_ext32_ok(et) ? "etype" : "filetype");
     } else if (disp < 0 && disp != MPI_DISPLACEMENT_CURRENT) {
         bad = MPI_ERR_ARG;
         snprintf(why, sizeof why, "negative displacement %lld", (long long)disp);
@@ -323,8 +328,8 @@ int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *e
     return MPI_SUCCESS;
 }
 
-/* Only "native" exists; adding representations would need conversion on
- * every access, which Ferry does not do. */
+/* The predefined representations only ("native", "internal" = native,
+ * "external32"): user-defined conversion functions are not supported. */
 #pragma weak MPI_Register_datarep = PMPI_Register_datarep
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
                           MPI_Datarep_conversion_function *write_conversion_fn,

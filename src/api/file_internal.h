@@ -12,9 +12,13 @@ static inline int check_file(MPI_File h, struct ferry_file **f, const char *fn)
     if (rc)
         return rc;
     *f = ferry_file_lookup(h);
-    if (!*f)
-        return ferry_file_error(NULL, MPI_ERR_FILE, fn, h == MPI_FILE_NULL ? "file is MPI_FILE_NULL"
-                                                                           : "invalid file handle %p", (void *)h);
+    if (!*f) {
+        rc = ferry_file_error(NULL, MPI_ERR_FILE, fn, h == MPI_FILE_NULL ? "file is MPI_FILE_NULL"
+                                                                         : "invalid file handle %p", (void *)h);
+        /* callers go on when this is 0: without a file they must not, even
+         * where the handler reset the code */
+        return rc ? rc : MPI_ERR_FILE;
+    }
     return MPI_SUCCESS;
 }
 

@@ -947,9 +947,12 @@ int PMPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Da
     struct ferry_datatype *dt = ferry_datatype_get(type), *unit;
     size_t per;
     struct ferry_win *w = ferry_win_get(win);
-    if (w && dt && type != MPI_CHAR &&
-        (!dt->predefined || (ferry_op_unit(ferry_op_get(MPI_BOR), dt, 0, &unit, &per) &&
-                             ferry_op_unit(ferry_op_get(MPI_LOR), dt, 0, &unit, &per))))
+    /* MPI_BOR takes exactly the integer, byte and multi-language types; the
+     * logical ones are listed (MPI_LOR would let the floating-point types in,
+     * which Ferry's logical ops accept as MPICH's do). MPI_CHAR as MPICH. */
+    int logical = type == MPI_C_BOOL || type == MPI_CXX_BOOL || type == MPI_LOGICAL;
+    if (w && dt && type != MPI_CHAR && !logical &&
+        (!dt->predefined || ferry_op_unit(ferry_op_get(MPI_BOR), dt, 0, &unit, &per)))
         return win_err(w, MPI_ERR_TYPE, "MPI_Compare_and_swap",
                        "the datatype must be a predefined integer, logical, byte or multi-language type");
     if (!cbuf)

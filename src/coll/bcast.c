@@ -5,14 +5,16 @@
 
 /* Binomial tree on ranks relative to root: a rank receives from the rank
  * that differs in its lowest set bit, then sends to rank + 2^k for every k
- * below that bit. log2(n) rounds, the whole message each time. */
+ * below that bit. log2(n) rounds, the whole message each time. Exact sends
+ * and receives: a rank whose count differs from its parent's (an erroneous
+ * program, a common mistake) gets an error, and so does every rank below it. */
 void build_bcast_binomial(struct ferry_sched *s, void *buf, size_t count, struct ferry_datatype *dt, int root)
 {
     int n = s->size, r = s->rank, rel = (r - root + n) % n;
     int mask = 1;
     while (mask < n) {
         if (rel & mask) {
-            sched_recv(s, buf, count, dt, (r - mask + n) % n);
+            sched_recv_exact(s, buf, count, dt, (r - mask + n) % n);
             sched_fence(s);
             break;
         }
@@ -20,7 +22,7 @@ void build_bcast_binomial(struct ferry_sched *s, void *buf, size_t count, struct
     }
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (rel + mask < n)
-            sched_send(s, buf, count, dt, (r + mask) % n);
+            sched_send_exact(s, buf, count, dt, (r + mask) % n);
 }
 
 int bcast_binomial(struct ferry_sched *s, const struct ferry_coll_args *a)

@@ -211,6 +211,18 @@ void sched_recv(struct ferry_sched *s, void *buf, size_t count, struct ferry_dat
     st->peer = peer;
 }
 
+void sched_send_exact(struct ferry_sched *s, const void *buf, size_t count, struct ferry_datatype *dt, int peer)
+{
+    sched_send(s, buf, count, dt, peer);
+    s->steps[s->nsteps - 1].exact = 1;
+}
+
+void sched_recv_exact(struct ferry_sched *s, void *buf, size_t count, struct ferry_datatype *dt, int peer)
+{
+    sched_recv(s, buf, count, dt, peer);
+    s->steps[s->nsteps - 1].exact = 1;
+}
+
 void sched_reduce(struct ferry_sched *s, const void *in, void *inout, size_t n, struct ferry_datatype *unit, int rev)
 {
     if (n == 0)
@@ -317,7 +329,8 @@ static void start_p2p(struct ferry_sched *s, struct sched_step *st)
     int send = st->kind == ST_SEND;
     struct ferry_comm *c = s->sub[st->space];
     struct ferry_request *r = ferry_request_new(send ? FERRY_REQ_SEND : FERRY_REQ_RECV);
-    ferry_request_setup(r, (void *)st->a, st->an, st->at, c, st->peer, s->tag | (st->space << TAG_SEQ_BITS),
+    size_t n = send && st->exact && s->err ? 0 : st->an;   /* poisoned: see sched_send_exact */
+    ferry_request_setup(r, (void *)st->a, n, st->at, c, st->peer, s->tag | (st->space << TAG_SEQ_BITS),
                         c->ctx + 1, FERRY_MODE_STANDARD);
     st->req = r;
     if (send)
@@ -338,6 +351,9 @@ static int drain(struct ferry_sched *s)
             return 0;
         if (r->status.MPI_ERROR && !s->err)
             s->err = r->status.MPI_ERROR;
+        if (st->exact && st->kind == ST_RECV && !s->err &&
+            ferry_status_bytes(&r->status) != ferry_dt_bytes(st->at, st->an))
+            s->err = MPI_ERR_OTHER;   /* shorter than this rank's count (longer is MPI_ERR_TRUNCATE above) */
         ferry_request_free(r);
         st->req = NULL;
     }

@@ -58,6 +58,8 @@ struct sched_step {
     uint8_t space;          /* send/recv: enum sched_space */
     uint8_t rev;            /* reduce: b = b op a instead of b = a op b */
     uint8_t overlap;        /* copy: does not wait for the sends and receives before it */
+    uint8_t exact;          /* recv: a message of another length is an error; send: once the
+                             * schedule has an error, sent empty (so the receiver sees one) */
     int peer;               /* send/recv: rank in the space's communicator */
     const void *a;          /* send/recv buffer; reduce input; copy source */
     size_t an;
@@ -114,6 +116,14 @@ void sched_sub(struct ferry_sched *s, int sp, int n, const int *world_ranks);
 
 void sched_send(struct ferry_sched *s, const void *buf, size_t count, struct ferry_datatype *dt, int peer);
 void sched_recv(struct ferry_sched *s, void *buf, size_t count, struct ferry_datatype *dt, int peer);
+/* Exact forms, for algorithms where every rank knows the length of each
+ * message: a receive of another length sets the schedule's error
+ * (MPI_ERR_TRUNCATE longer, MPI_ERR_OTHER shorter), and a send made after the
+ * schedule has an error goes out empty, so the error reaches the ranks down
+ * the tree too (mismatched counts, an erroneous program, are then reported
+ * by every rank that could not have received its data). */
+void sched_send_exact(struct ferry_sched *s, const void *buf, size_t count, struct ferry_datatype *dt, int peer);
+void sched_recv_exact(struct ferry_sched *s, void *buf, size_t count, struct ferry_datatype *dt, int peer);
 /* inout = in op inout (rev: inout = inout op in; for a user op this
  * clobbers `in`). n units of the schedule op's unit type. */
 void sched_reduce(struct ferry_sched *s, const void *in, void *inout, size_t n, struct ferry_datatype *unit, int rev);

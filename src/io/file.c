@@ -55,7 +55,9 @@ int ferry_file_error(struct ferry_file *f, int cls, const char *fn, const char *
         MPI_File h = f ? f : MPI_FILE_NULL;
         int code = cls;
         ((MPI_File_errhandler_function *)(void *)uf)(&h, &code, fn);
-        return cls;
+        /* the call returns the code as the handler leaves it (as MPICH's
+         * ROMIO does): a handler may set it to MPI_SUCCESS */
+        return code;
     }
     va_list ap;
     va_start(ap, fmt);

@@ -67,7 +67,8 @@ struct ferry_file *ferry_file_lookup(MPI_File h);
 MPI_Errhandler ferry_file_default_errhandler(void);
 void ferry_file_set_default_errhandler(MPI_Errhandler eh);
 /* Raise cls in fn on f's error handler (f NULL: MPI_FILE_NULL's). Returns cls
- * when the handler returns. */
+ * under MPI_ERRORS_RETURN, and the code a user handler left (which may be
+ * MPI_SUCCESS) when it returns. */
 int ferry_file_error(struct ferry_file *f, int cls, const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -118,6 +119,9 @@ int ferry_view_type_ok(const struct ferry_datatype *dt, int writable);
 /* Move count elements of dt at buf to the file (write) or from it, starting
  * at etype offset `off` of the view. *moved: bytes moved (fewer only when a
  * read meets the end of file). 0 or an error class. */
+/* A datatype an "external32" view or access can take: its elements are as
+ * large in external32 as in memory. */
+int ferry_view_ext32_ok(const struct ferry_datatype *dt);
 int ferry_view_rw(struct ferry_file *f, int write, MPI_Offset off, void *buf, size_t count,
                   struct ferry_datatype *dt, size_t *moved, char *why, size_t whylen);
 /* The absolute byte position of etype offset off of the view. */

@@ -78,11 +78,11 @@ static int seg_cb(void *ctx, MPI_Aint disp, size_t n)
     return s->err || got < n;   /* an error, or end of file: the rest is not there */
 }
 
-int ferry_view_rw(struct ferry_file *f, int write, MPI_Offset off, void *buf, size_t count,
-                  struct ferry_datatype *dt, size_t *moved, char *why, size_t whylen)
+/* count elements of dt at buf <-> the view's data stream from byte pos on */
+static int view_rw_native(struct ferry_file *f, int write, size_t pos, void *buf, size_t count,
+                          struct ferry_datatype *dt, size_t *moved, char *why, size_t whylen)
 {
     size_t total = dt->size * count;
-    size_t pos = (size_t)off * f->etype->size;
     *moved = 0;
     if (total == 0)
         return MPI_SUCCESS;
@@ -128,6 +128,64 @@ int ferry_view_rw(struct ferry_file *f, int write, MPI_Offset off, void *buf, si
     free(stage);
     *moved = done;
     return rc;
+}
+
+int ferry_view_ext32_ok(const struct ferry_datatype *dt)
+{
+    return dt->ext32_size == dt->size;
+}
+
+/* "external32" (MPI-3.1 13.5.2): the file holds big-endian IEEE data. Ferry
+ * takes views and memory types whose elements are as large in external32 as
+ * in memory (every predefined C type on the LP64 ABIs Ferry runs on), so the
+ * file layout is the native one and only the bytes of each element change:
+ * they go through a staging buffer, converted by the external32 pack/unpack,
+ * a bounded number of memory elements at a time. */
+static int view_rw_ext32(struct ferry_file *f, int write, size_t pos, void *buf, size_t count,
+                         struct ferry_datatype *dt, size_t *moved, char *why, size_t whylen)
+{
+    size_t per = dt->size;
+    *moved = 0;
+    if (per == 0 || count == 0)
+        return MPI_SUCCESS;
+    size_t k = FERRY_MAX((size_t)1, IO_STAGE / per);
+    k = FERRY_MIN(k, count);
+    char *conv = malloc(k * per);
+    if (!conv) {
+        snprintf(why, whylen, "no memory for a %zu-byte conversion buffer", k * per);
+        return MPI_ERR_NO_MEM;
+    }
+    struct ferry_datatype *byte = ferry_datatype_get(MPI_BYTE);
+    int rc = MPI_SUCCESS;
+    for (size_t i = 0; i < count; i += k) {
+        size_t n = FERRY_MIN(k, count - i), got = 0;
+        void *at = (char *)buf + (MPI_Aint)i * dt->extent;
+        if (write)
+            ferry_dt_ext32_pack(dt, at, n, conv);
+        rc = view_rw_native(f, write, pos + *moved, conv, n * per, byte, &got, why, whylen);
+        if (!write)   /* whole elements only: a partial one at the end of the file is not delivered */
+            ferry_dt_ext32_unpack(dt, at, got / per, conv);
+        *moved += write ? got : got / per * per;
+        if (rc || got < n * per)
+            break;
+    }
+    free(conv);
+    return rc;
+}
+
+int ferry_view_rw(struct ferry_file *f, int write, MPI_Offset off, void *buf, size_t count,
+                  struct ferry_datatype *dt, size_t *moved, char *why, size_t whylen)
+{
+    size_t pos = (size_t)off * f->etype->size;
+    if (!strcmp(f->datarep, "external32")) {
+        if (!ferry_view_ext32_ok(dt)) {
+            *moved = 0;
+            snprintf(why, whylen, "external32: the memory datatype's elements differ in size from external32's");
+            return MPI_ERR_UNSUPPORTED_DATAREP;
+        }
+        return view_rw_ext32(f, write, pos, buf, count, dt, moved, why, whylen);
+    }
+    return view_rw_native(f, write, pos, buf, count, dt, moved, why, whylen);
 }
 
 /* MPI-3.1 13.3: the displacements of an etype's and a filetype's typemap

@@ -22,12 +22,24 @@ void ferry_proto_on_cts(int src, const struct ferry_pkt *pkt);
 void ferry_proto_on_fin(int src, const struct ferry_pkt *pkt);
 void ferry_proto_on_cancel_reply(int src, const struct ferry_pkt *pkt);
 
+/* A shorter message than the receive's capacity that ends inside a basic
+ * element of the receive type (3 chars into ints): the type signatures cannot
+ * match, and the last element is only partly written. */
+static int partial_element(const struct ferry_datatype *dt, size_t got, size_t cap)
+{
+    return got < cap && ferry_dt_elements(dt, got) == MPI_UNDEFINED;
+}
+
 /* Receive capacity is r->bytes; a longer message is truncated to it and the
- * receive reports MPI_ERR_TRUNCATE (the excess is dropped, never written). */
+ * receive reports MPI_ERR_TRUNCATE (the excess is dropped, never written). A
+ * shorter one that ends inside a basic element reports MPI_ERR_TYPE (as
+ * MPICH does). */
 static void finish_recv(struct ferry_request *r, int src, int tag, size_t msg_bytes)
 {
     size_t got = FERRY_MIN(msg_bytes, r->bytes);
-    int err = msg_bytes > r->bytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    int err = msg_bytes > r->bytes                   ? MPI_ERR_TRUNCATE
+              : partial_element(r->dt, got, r->bytes) ? MPI_ERR_TYPE
+                                                      : MPI_SUCCESS;
     if (r->rndv_counted)
         ferry_rndv_adapt_done(r);
     ferry_status_set(&r->status, src, tag, err, got, 0);
@@ -305,8 +317,8 @@ int ferry_proto_recv_now(struct ferry_comm *c, void *buf, size_t count, struct f
     }
     size_t cap = ferry_dt_bytes(dt, count);
     if (pkt->type != FERRY_PKT_EAGER || !ferry_match_ok(pkt->ctx, pkt->src, pkt->tag, c->ctx, src, tag) ||
-        pkt->msg_bytes > cap)
-        return 0;   /* poll() will handle it (a truncation is reported there) */
+        pkt->msg_bytes > cap || partial_element(dt, (size_t)pkt->msg_bytes, cap))
+        return 0;   /* poll() will handle it (a truncation or type mismatch is reported there) */
     ferry_dt_unpack(dt, buf, 0, eager_data(pkt), (size_t)pkt->msg_bytes);
     if (status != MPI_STATUS_IGNORE)   /* MPI_ERROR stays as the user had it (ferry_request_status_out) */
         ferry_status_set(status, pkt->src, pkt->tag, status->MPI_ERROR, (size_t)pkt->msg_bytes, 0);
