@@ -102,11 +102,6 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
     char msg[160];
     snprintf(msg, sizeof msg, "MPI_Abort called with error code %d", errorcode);
     fprintf(stderr, "ferry: rank %d: %s\n", ferry_rt.world_rank < 0 ? 0 : ferry_rt.world_rank, msg);
-    /* what the program printed before aborting: ferry_boot_abort ends the
-     * process with _exit, which would drop the stdio buffers (a stdout
-     * redirected to a file or pipe is fully buffered); MPICH leaves through
-     * exit(), so its users see that output */
-    fflush(NULL);
     if (ferry_rt.state != FERRY_INITIALIZED)
         exit(errorcode ? errorcode : 1);
     /* MPI_Abort on any communicator takes the whole job down: the launcher

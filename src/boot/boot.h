@@ -28,7 +28,8 @@ int ferry_boot_get(int rank, const char *key, char *value, size_t len);
 /* Tell the launcher this rank finalized cleanly (mpiexec uses this to tell a
  * clean exit from an exit without MPI_Finalize). */
 void ferry_boot_finalize(void);
-/* Ask the launcher to kill the whole job with exit code `code`; never returns. */
+/* Flush stdio, then ask the launcher to kill the whole job with exit code
+ * `code`; never returns. */
 void ferry_boot_abort(int code, const char *msg) __attribute__((noreturn));
 
 #endif

@@ -479,6 +479,10 @@ void ferry_boot_abort(int code, const char *msg)
     /* msg is not printed here: every caller has already reported it, and
      * PMI-1's abort carries no message (mpiexec prints its own line). */
     (void)msg;
+    /* every stdio stream, stdout too: this ends the process with _exit, and
+     * what the program printed before (fully buffered when stdout is a file
+     * or pipe) would be lost; MPICH's ranks leave through exit() */
+    fflush(NULL);
     if (B.fd >= 0 && !B.singleton) {
         char c[24], buf[64];
         snprintf(c, sizeof c, "%d", code);

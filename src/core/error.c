@@ -203,10 +203,6 @@ void ferry_error_abort(int cls, const char *fn, const char *msg)
         snprintf(line, sizeof line, "ferry: %s: %s (%s)", fn, msg,
                  ferry_error_class_string(cls) ? ferry_error_class_string(cls) : "error");
     fprintf(stderr, "%s\n", line);
-    /* every stdio stream, stdout too: ferry_boot_abort leaves with _exit, and
-     * what the program printed before the failing call (fully buffered when
-     * stdout is a pipe or file) would be lost; MPICH leaves through exit() */
-    fflush(NULL);
     if (ferry_rt.state != FERRY_INITIALIZED)
         exit(1);
     ferry_boot_abort(cls ? cls : 1, line);

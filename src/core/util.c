@@ -46,7 +46,6 @@ void ferry_fatal(const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     fprintf(stderr, "ferry: rank %d: %s\n", ferry_rt.world_rank, msg);
-    fflush(stderr);
     ferry_boot_abort(1, msg);
 }
 
