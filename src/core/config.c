@@ -73,8 +73,9 @@ static const struct config_var vars[] = {
      "A rendezvous message from a peer this rank also sends rendezvous messages to (in flight, or started "
      "since the last one it received from there: an exchange, a bidirectional stream, a ping-pong): -1 single "
      "copy or the pipelined copy through the rings, whichever the receiver measured faster for that peer and "
-     "size class (it times messages received while no other from that peer is in progress, and retries the "
-     "slower mechanism every 20-640 ms with a burst of 4 messages, the cheapest counting); 1 always through "
+     "size class (it times periods of receives from that peer: a message, an exchange or a window, and retries "
+     "the slower mechanism every 20-640 ms, or 16 times the retry's length if longer, with a burst of 4 messages, "
+     "the cheapest period counting); 1 always through "
      "the rings; 0 always as the ladder says (single copy). On the development VM the rings won 1.5-2.5x "
      "while its cores exchanged cache lines quickly and lost 5-10x in its slow phases (0-byte latency 0.38 instead of 0.10 us), where single copy kept its "
      "speed. Never when ranks outnumber CPUs or the thresholds are set by hand."},

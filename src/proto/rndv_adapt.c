@@ -1,13 +1,19 @@
 /* Rendezvous both ways: single copy or the pipeline, by measurement (see
  * rndv_adapt.h for why).
  *
- * What is timed: from the moment the receiver matched the RTS (and chose)
- * to the receive's completion, or to that of this rank's rendezvous sends
- * to the same peer if those end later (an exchange), for a receive that
- * started while no other rendezvous receive from that peer was in
- * progress, so that the time is the message's own and not a queue's. In
- * an exchange or a ping-pong every message qualifies; in a windowed stream
- * the first of each window does.
+ * What is timed is a period: it opens when the receiver matches an RTS
+ * from the peer while no period with that peer is open, takes in the
+ * receives of the same size class matched while it is open (at most
+ * PERIOD_MAX, all with the period's mechanism), and ends when they are all
+ * complete and so are this rank's rendezvous sends to the peer (an
+ * exchange: the caller waits for both). Its sample is the period's time
+ * per byte received, which is what the application sees: for a ping-pong
+ * or an exchange a period is one message, for a windowed stream it is the
+ * window. Timing only the first message of a window, as before, made
+ * single copy look twice as slow as it is: its pulls of the whole window
+ * share the copy loop, so the first one ends late, while the rings carry
+ * messages in order (bi-directional bandwidth 2-4 MiB 15 GB/s through the
+ * rings against 38-47 GB/s with single copy).
  * Per peer and size class (powers of two) the cost per byte of each
  * mechanism is kept; the cheaper one is used, and the other is tried again
  * once it has gone unmeasured for `gap` seconds. A retry that confirms the
@@ -15,13 +21,18 @@
  * the price of retrying a mechanism that is far slower in the current
  * phase to a few percent of the time spent in such messages.
  *
- * A mechanism is (re)measured with a burst of BURST timed messages, and the
- * cheapest of them counts: the first message after a switch is often cold
+ * A mechanism is (re)measured with a burst of BURST messages (periods
+ * count as the receives they timed), and the cheapest period counts: the first message after a switch is often cold
  * (the rings' or the target's lines elsewhere; a 128 KiB exchange through
  * the rings measured 474 ns/KiB cold, against 287 for single copy and about
  * 55 for the rings warm), and one cold sample per retry kept the faster
- * mechanism from ever winning. The mechanism in use is judged the same way:
- * the cheapest of each run of RUN samples becomes its cost. Noise only ever
+ * mechanism from ever winning; in a window the cold message is one of many.
+ * The mechanism in use is judged the same way: the cheapest period of each
+ * run of RUN messages becomes its cost. A retry's burst of windows of large
+ * messages can take longer than the gap itself (a window of 64 4 MiB
+ * messages through the rings is 15 ms), so the gap is also at least
+ * GAP_PER_BURST times the last retry's length, which keeps the price of
+ * retries a few percent whatever the messages' size. Noise only ever
  * adds time (a descheduled peer, another core's traffic), so a minimum is the
  * fair estimate; a running mean for the one in use against a minimum for the
  * other made the choice flip to the slower one (a 32 KiB ping-pong's samples
@@ -40,8 +51,11 @@ enum { SINGLE, PIPE };
 #define CLASSES 12     /* up to 64 MiB; larger ones share the last class */
 #define GAP_MIN 0.02   /* seconds a mechanism may go unmeasured before it is tried again */
 #define GAP_MAX 0.64
-#define BURST 4        /* timed messages per (re)measurement; the cheapest counts */
-#define RUN 8          /* samples of the mechanism in use per update of its cost; the cheapest counts */
+#define BURST 4        /* timed messages per (re)measurement; the cheapest period counts */
+#define RUN 8          /* timed messages of the mechanism in use per update of its cost; ditto */
+#define GAP_PER_BURST 16  /* the gap is at least this many times the last retry's length */
+#define PERIOD_MAX 64  /* receives timed together at most (a window of ferry-bench's and OSU's bibw) */
+#define TIMED 2        /* rndv_counted of a receive that belongs to the open period */
 
 struct adapt_class {
     double cost[2];   /* seconds per byte, SINGLE and PIPE; valid once when[] is set */
@@ -50,18 +64,21 @@ struct adapt_class {
     int last_best;    /* the cheaper one at the last measurement */
     int in_burst;     /* the timed messages (re)measure burst_mech, not the one in use */
     int burst_mech;
-    int block_n;      /* samples in the current block (a burst of BURST, else a run of RUN) ... */
+    double burst_t0;  /* when the burst began */
+    int block_n;      /* messages in the current block (a burst of BURST, else a run of RUN) ... */
     double block_min; /* ... and the cheapest of them */
     int reported;     /* the comparison was logged */
 };
 
 struct adapt_peer {
-    int inflight;                  /* counted rendezvous receives from this peer in progress */
-    struct ferry_request *timed;   /* the receive being timed, if any */
-    double t0;
-    size_t bytes;
-    int which, cls;
-    int exchange;                  /* the timed receive is done; the sample ends when this
+    int open;                      /* a period is being timed ... */
+    int admitting;                 /* ... and takes in new receives */
+    int members;                   /* its receives in progress */
+    int joined;                    /* its receives so far */
+    double t0;                     /* when it opened */
+    size_t bytes;                  /* its receives' bytes */
+    int which, cls;                /* its mechanism and size class */
+    int exchange;                  /* its receives are done; the sample ends when this
                                     * rank's rendezvous sends to the peer are done too */
     int reports;                   /* comparisons logged (FERRY_VERBOSE), at most 8 */
     struct adapt_class cls_state[CLASSES];
@@ -92,8 +109,15 @@ static int size_class(size_t bytes)
     return c;
 }
 
+static enum ferry_mech mech(int which, enum ferry_mech single)
+{
+    return which == PIPE ? FERRY_MECH_PIPELINE : single;
+}
+
 enum ferry_mech ferry_rndv_adapt_choose(struct ferry_request *r, size_t bytes, enum ferry_mech single, int both)
 {
+    if (!both)
+        return single;
     int peer = r->world_peer;
     struct adapt_peer *p = peers[peer];
     if (!p) {
@@ -101,18 +125,21 @@ enum ferry_mech ferry_rndv_adapt_choose(struct ferry_request *r, size_t bytes, e
         for (int c = 0; c < CLASSES; c++)
             p->cls_state[c].gap = GAP_MIN;
     }
-    /* the receive being timed is counted too: none in progress means none timed */
-    int isolated = p->inflight == 0 && !p->exchange;
-    r->rndv_counted = 1;
-    p->inflight++;
-    if (!both)
-        return single;
     int cls = size_class(bytes);
+    if (p->open) {
+        if (p->admitting && cls == p->cls && p->joined < PERIOD_MAX) {
+            r->rndv_counted = TIMED;
+            p->members++;
+            p->joined++;
+            p->bytes += bytes;
+            return mech(p->which, single);
+        }
+        /* not timed: the cheaper one (single copy until both were timed) */
+        struct adapt_class *a = &p->cls_state[cls];
+        return mech(a->when[SINGLE] && a->when[PIPE] && a->cost[PIPE] < a->cost[SINGLE] ? PIPE : SINGLE, single);
+    }
     struct adapt_class *a = &p->cls_state[cls];
-    int measured = a->when[SINGLE] && a->when[PIPE];
-    int best = measured && a->cost[PIPE] < a->cost[SINGLE] ? PIPE : SINGLE;
-    if (!isolated)   /* not timed: the cheaper one (single copy until both were timed) */
-        return best == PIPE ? FERRY_MECH_PIPELINE : single;
+    int best = a->when[SINGLE] && a->when[PIPE] && a->cost[PIPE] < a->cost[SINGLE] ? PIPE : SINGLE;
     double t = ferry_now();
     if (!a->in_burst) {
         /* start a burst: single copy (the ladder's choice) until it was
@@ -127,22 +154,24 @@ enum ferry_mech ferry_rndv_adapt_choose(struct ferry_request *r, size_t bytes, e
         if (m >= 0) {
             a->in_burst = 1;
             a->burst_mech = m;
+            a->burst_t0 = t;
             a->block_n = 0;   /* a block of its own: a partial run of the one in use is dropped */
         }
     }
-    int pick = a->in_burst ? a->burst_mech : best;
-    p->timed = r;
+    r->rndv_counted = TIMED;
+    p->open = p->admitting = 1;
+    p->members = p->joined = 1;
     p->t0 = t;
     p->bytes = bytes;
-    p->which = pick;
+    p->which = a->in_burst ? a->burst_mech : best;
     p->cls = cls;
-    return pick == PIPE ? FERRY_MECH_PIPELINE : single;
+    return mech(p->which, single);
 }
 
-/* The timed exchange with `peer` is over at time t: account its sample. */
+/* The period with `peer` is over at time t: account its sample. */
 static void sample_done(struct adapt_peer *p, int peer, double t)
 {
-    p->timed = NULL;
+    p->open = 0;
     p->exchange = 0;
     struct adapt_class *a = &p->cls_state[p->cls];
     int w = p->which;
@@ -153,7 +182,8 @@ static void sample_done(struct adapt_peer *p, int peer, double t)
      * replacing the old one, which says nothing about the current phase */
     if (!a->block_n || cost < a->block_min)
         a->block_min = cost;
-    if (++a->block_n < (a->in_burst ? BURST : RUN))
+    a->block_n += p->joined;
+    if (a->block_n < (a->in_burst ? BURST : RUN))
         return;
     a->block_n = 0;
     int had = a->when[w] != 0;
@@ -167,6 +197,8 @@ static void sample_done(struct adapt_peer *p, int peer, double t)
             else
                 a->gap = GAP_MIN;
         }
+        if (a->gap < GAP_PER_BURST * (t - a->burst_t0))
+            a->gap = GAP_PER_BURST * (t - a->burst_t0);
     }
     /* report the first comparison and the changes of the winner (a few per peer) */
     int best = a->cost[PIPE] < a->cost[SINGLE] ? PIPE : SINGLE;
@@ -182,19 +214,19 @@ static void sample_done(struct adapt_peer *p, int peer, double t)
 
 void ferry_rndv_adapt_done(struct ferry_request *r)
 {
+    int timed = r->rndv_counted == TIMED;
     r->rndv_counted = 0;
     int peer = r->world_peer;
     struct adapt_peer *p = peers[peer];
-    p->inflight--;
-    if (p->timed != r)
+    if (!timed || --p->members > 0)
         return;
-    /* The receive is done, but an exchange is not until this rank's
+    p->admitting = 0;
+    /* The receives are done, but an exchange is not until this rank's
      * rendezvous sends to the peer are done too: with single copy those
      * wait for the peer's own pull, with the rings both directions move
      * together; the sample covers both, as the caller waits for both. */
     if (ferry_proto_rndv_sends_to(peer) > 0) {
         p->exchange = 1;
-        p->timed = NULL;
         return;
     }
     sample_done(p, peer, ferry_now());

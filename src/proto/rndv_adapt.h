@@ -6,10 +6,11 @@
  * through the rings than with single copy while the VM's cores exchanged
  * cache lines quickly, and 5-10x slower in its slow phases, which come and
  * go within minutes; one-way streams (the ladder's model) do not show this.
- * No fixed threshold is right in both phases, so the receiver times the
- * rendezvous receives it starts while no other is in progress from that
- * peer, keeps the cost per byte of each mechanism per size class, uses the
- * cheaper one, and tries the other again now and then (FERRY_RNDV_BOTH_WAYS). */
+ * No fixed threshold is right in both phases, so the receiver times its
+ * rendezvous receives from each peer in periods (a message, an exchange or
+ * a window of them), keeps the cost per byte of each mechanism per size
+ * class, uses the cheaper one, and tries the other again now and then
+ * (FERRY_RNDV_BOTH_WAYS). */
 #ifndef FERRY_PROTO_RNDV_ADAPT_H
 #define FERRY_PROTO_RNDV_ADAPT_H
 
