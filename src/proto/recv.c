@@ -208,6 +208,15 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
      * may sleep) */
     if (m == FERRY_MECH_SPLIT && (bytes > r->bytes || ferry_rt.oversubscribed))
         m = FERRY_MECH_CMA;
+    /* This rank's own rendezvous sends to the peer are in flight (a
+     * bidirectional stream, an exchange): the peer's core is busy pulling
+     * them, so its half of a split copy buys no parallelism, only a second
+     * system call and a PUSHED packet per message; pulled single copy.
+     * Bi-directional bandwidth, 4 interleaved runs: 32 KiB 21-28 GB/s
+     * pulled against 16-24 split, 512 KiB 45-51 against 35-45. A ping-pong
+     * keeps split: there the sender waits with nothing else to copy. */
+    if (m == FERRY_MECH_SPLIT && ferry_proto_rndv_sends_to(src_world) > 0 && !ferry_ladder_forced())
+        m = FERRY_MECH_CMA;
     int both = ferry_proto_rndv_both_ways(src_world);
     if (m == FERRY_MECH_CMA && oversub_takes_rings(both)) {
         static int logged;

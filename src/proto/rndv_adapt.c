@@ -17,7 +17,7 @@
  * Per peer and size class (powers of two) the cost per byte of each
  * mechanism is kept; the cheaper one is used, and the other is tried again
  * once it has gone unmeasured for `gap` seconds. A retry that confirms the
- * loser lost by more than 2x doubles the gap (up to GAP_MAX), which bounds
+ * loser lost by more than 25% doubles the gap (up to GAP_MAX), which bounds
  * the price of retrying a mechanism that is far slower in the current
  * phase to a few percent of the time spent in such messages.
  *
@@ -53,6 +53,9 @@ enum { SINGLE, PIPE };
 #define GAP_MAX 0.64
 #define BURST 4        /* timed messages per (re)measurement; the cheapest period counts */
 #define RUN 8          /* timed messages of the mechanism in use per update of its cost; ditto */
+#define BLOCK_PERIODS 2  /* ... and at least this many periods: a window's worth of cold first touches
+                          * (pulled single copy of a fresh 4 MiB window: 4000 ns/KiB, warm 120) */
+#define LOSS_MARGIN 1.25 /* a retry that loses by more than this doubles the gap */
 #define GAP_PER_BURST 16  /* the gap is at least this many times the last retry's length */
 #define PERIOD_MAX 64  /* receives timed together at most (a window of ferry-bench's and OSU's bibw) */
 #define TIMED 2        /* rndv_counted of a receive that belongs to the open period */
@@ -66,13 +69,13 @@ struct adapt_class {
     int burst_mech;
     double burst_t0;  /* when the burst began */
     int block_n;      /* messages in the current block (a burst of BURST, else a run of RUN) ... */
+    int block_periods; /* ... its periods ... */
     double block_min; /* ... and the cheapest of them */
     int reported;     /* the comparison was logged */
 };
 
 struct adapt_peer {
-    int open;                      /* a period is being timed ... */
-    int admitting;                 /* ... and takes in new receives */
+    int open;                      /* a period is being timed */
     int members;                   /* its receives in progress */
     int joined;                    /* its receives so far */
     double t0;                     /* when it opened */
@@ -127,8 +130,9 @@ enum ferry_mech ferry_rndv_adapt_choose(struct ferry_request *r, size_t bytes, e
     }
     int cls = size_class(bytes);
     if (p->open) {
-        if (p->admitting && cls == p->cls && p->joined < PERIOD_MAX) {
+        if (cls == p->cls && p->joined < PERIOD_MAX) {
             r->rndv_counted = TIMED;
+            p->exchange = 0;   /* its end waits for this one now */
             p->members++;
             p->joined++;
             p->bytes += bytes;
@@ -155,11 +159,11 @@ enum ferry_mech ferry_rndv_adapt_choose(struct ferry_request *r, size_t bytes, e
             a->in_burst = 1;
             a->burst_mech = m;
             a->burst_t0 = t;
-            a->block_n = 0;   /* a block of its own: a partial run of the one in use is dropped */
+            a->block_n = a->block_periods = 0;   /* a block of its own: a partial run of the one in use is dropped */
         }
     }
     r->rndv_counted = TIMED;
-    p->open = p->admitting = 1;
+    p->open = 1;
     p->members = p->joined = 1;
     p->t0 = t;
     p->bytes = bytes;
@@ -183,16 +187,17 @@ static void sample_done(struct adapt_peer *p, int peer, double t)
     if (!a->block_n || cost < a->block_min)
         a->block_min = cost;
     a->block_n += p->joined;
-    if (a->block_n < (a->in_burst ? BURST : RUN))
+    a->block_periods++;
+    if (a->block_n < (a->in_burst ? BURST : RUN) || a->block_periods < BLOCK_PERIODS)
         return;
-    a->block_n = 0;
+    a->block_n = a->block_periods = 0;
     int had = a->when[w] != 0;
     a->cost[w] = a->block_min;
     a->when[w] = t;
     if (a->in_burst) {
         a->in_burst = 0;
         if (had && a->when[!w]) {
-            if (a->cost[w] > 2 * a->cost[!w])
+            if (a->cost[w] > LOSS_MARGIN * a->cost[!w])
                 a->gap = a->gap * 2 < GAP_MAX ? a->gap * 2 : GAP_MAX;
             else
                 a->gap = GAP_MIN;
@@ -207,7 +212,7 @@ static void sample_done(struct adapt_peer *p, int peer, double t)
         a->reported = 1;
         static const char *const what[2] = {"single copy", "the rings"};
         ferry_log(1, "rendezvous both ways with rank %d at %zu bytes: %s (%.0f ns/KiB) rather than %s (%.0f ns/KiB)",
-                  peer, p->bytes, what[best], a->cost[best] * 1024e9, what[!best], a->cost[!best] * 1024e9);
+                  peer, p->bytes / (size_t)p->joined, what[best], a->cost[best] * 1024e9, what[!best], a->cost[!best] * 1024e9);
     }
     a->last_best = best;
 }
@@ -220,11 +225,12 @@ void ferry_rndv_adapt_done(struct ferry_request *r)
     struct adapt_peer *p = peers[peer];
     if (!timed || --p->members > 0)
         return;
-    p->admitting = 0;
     /* The receives are done, but an exchange is not until this rank's
      * rendezvous sends to the peer are done too: with single copy those
      * wait for the peer's own pull, with the rings both directions move
-     * together; the sample covers both, as the caller waits for both. */
+     * together; the sample covers both, as the caller waits for both.
+     * Meanwhile the period still takes in receives: a pulled message is
+     * often complete before the next of its window is matched. */
     if (ferry_proto_rndv_sends_to(peer) > 0) {
         p->exchange = 1;
         return;
