@@ -227,6 +227,15 @@ void sched_reduce(struct ferry_sched *s, const void *in, void *inout, size_t n, 
 {
     if (n == 0)
         return;
+    /* a receive into either operand among the last few steps feeds this
+     * reduction: its data is best pulled whole (ferry_request.consume) */
+    for (int i = s->nsteps - 1; i >= 0 && i >= s->nsteps - 4; i--) {
+        struct sched_step *p = &s->steps[i];
+        if (p->kind == ST_RECV && (p->a == in || p->a == inout)) {
+            p->consume = 1;
+            break;
+        }
+    }
     struct sched_step *st = add(s, ST_REDUCE);
     st->a = in;
     st->an = n;
@@ -333,6 +342,7 @@ static void start_p2p(struct ferry_sched *s, struct sched_step *st)
     ferry_request_setup(r, (void *)st->a, n, st->at, c, st->peer, s->tag | (st->space << TAG_SEQ_BITS),
                         c->ctx + 1, FERRY_MODE_STANDARD);
     st->req = r;
+    r->consume = st->consume;
     if (send)
         ferry_proto_isend(r);
     else

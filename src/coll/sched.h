@@ -60,6 +60,7 @@ struct sched_step {
     uint8_t overlap;        /* copy: does not wait for the sends and receives before it */
     uint8_t exact;          /* recv: a message of another length is an error; send: once the
                              * schedule has an error, sent empty (so the receiver sees one) */
+    uint8_t consume;        /* recv: a reduction reads the buffer next (request.h) */
     int peer;               /* send/recv: rank in the space's communicator */
     const void *a;          /* send/recv buffer; reduce input; copy source */
     size_t an;

@@ -428,13 +428,21 @@ static long size_limit(enum ferry_coll_kind kind, const struct ferry_comm *c)
     return FERRY_MIN(limit, ferry_cfg.coll_shm_pair_max);
 }
 
+/* FERRY_COLL_PAIR_REDUCE_P2P_MIN/MAX */
+static int pair_reduce_p2p(enum ferry_coll_kind kind, const struct ferry_comm *c, long bytes)
+{
+    return kind == FERRY_COLL_REDUCE && c->size == 2 && !ferry_rt.oversubscribed &&
+           ferry_cfg.coll_pair_reduce_p2p_min >= 0 && bytes >= ferry_cfg.coll_pair_reduce_p2p_min &&
+           bytes <= ferry_cfg.coll_pair_reduce_p2p_max;
+}
+
 int shm_usable(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a, int blocking,
                int forced)
 {
     if (!ferry_cfg.coll_shm || c->remote || c->size < 2)
         return 0;
     long bytes = call_size(kind, c, a);
-    if (bytes < 0 || (!forced && bytes > size_limit(kind, c)))
+    if (bytes < 0 || (!forced && (bytes > size_limit(kind, c) || pair_reduce_p2p(kind, c, bytes))))
         return 0;
     struct shm_comm *m = find(c);
     if (m && m->base)

@@ -175,7 +175,18 @@ static const struct config_var vars[] = {
      "peer's slot into the result while the peer copies its next chunk in, so both cores work at once; "
      "point to point receives the whole vector, then reduces it. 2 ranks on the development VM, float sum: "
      "16 KiB 3.1 against 3.4 us, 64 KiB 7.5 against 10.4, 256 KiB 20.7 against 29.8, 1 MiB 93 against 121 "
-     "(with the vectorized three-operand reduction; allreduce stays faster point to point)."},
+     "(with the vectorized three-operand reduction; allreduce stays faster point to point). Sizes in "
+     "FERRY_COLL_PAIR_REDUCE_P2P_MIN..MAX go point to point all the same."},
+    {"FERRY_COLL_PAIR_REDUCE_P2P_MIN", &ferry_cfg.coll_pair_reduce_p2p_min, 16384, -1, 1L << 40,
+     "Default rules with a CPU per rank: reduce in a communicator of 2 ranks goes point to point (binomial) "
+     "from this many bytes up to FERRY_COLL_PAIR_REDUCE_P2P_MAX, whatever FERRY_COLL_SHM_PAIR_REDUCE_MAX says "
+     "(-1: never). The root pulls the peer's whole vector with single copy into the result and reduces it "
+     "there: one crossing of the cores per byte, where the shared-memory slot takes two (the peer's copy-in "
+     "takes the lines from the root's cache). Float sum, 2 ranks, 2 interleaved runs against shared memory: "
+     "32 KiB 3.2-4.1 against 5.9-6.0 us, 128 KiB 8.8-10.3 against 13.6-14.0, 512 KiB 36-41 against 39-40; at "
+     "1 MiB and above shared memory's overlap of the two cores wins (88-96 against 138-158)."},
+    {"FERRY_COLL_PAIR_REDUCE_P2P_MAX", &ferry_cfg.coll_pair_reduce_p2p_max, 524288, -1, 1L << 40,
+     "The largest reduce of 2 ranks that FERRY_COLL_PAIR_REDUCE_P2P_MIN sends point to point."},
     {"FERRY_COLL_SHM_OVERSUB_MAX", &ferry_cfg.coll_shm_oversub_max, -1, -1, 1L << 40,
      "Default rules when ranks outnumber CPUs: the same limit for every collective. -1: per collective, as "
      "measured on the development VM at 4 and 8 ranks on 2 CPUs: scatter up to 64 KiB (its root cuts a "

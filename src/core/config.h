@@ -52,6 +52,7 @@ struct ferry_config {
     long coll_shm_reduce_max;    /* default rules: largest vector for shm reduce/allreduce */
     long coll_shm_pair_max;      /* ... every collective of a 2-rank communicator */
     long coll_shm_pair_reduce_max; /* ... but reduce: -1 no limit */
+    long coll_pair_reduce_p2p_min, coll_pair_reduce_p2p_max; /* ... except this range */
     long coll_shm_flat_max;  /* shm allreduce: largest vector every rank reduces whole */
     long coll_shm_barrier;   /* FERRY_SHM_BARRIER_* */
     long coll_shm_spin;      /* oversubscribed: polls before a shm collective waiter yields */

@@ -52,6 +52,8 @@ struct ferry_request {
                               * (MPII_Grequest_set_lang_f77) */
     uint8_t rndv_counted;    /* send: counted among the rendezvous sends to its peer in flight;
                               * recv: among the rendezvous receives from it (rndv_adapt.h) */
+    uint8_t consume;         /* recv: the receiver reads the data right after (a collective's
+                              * reduction): single copy is pulled whole, not split */
 
     /* arguments */
     void *buf;
