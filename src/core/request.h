@@ -51,7 +51,7 @@ struct ferry_request {
     uint8_t greq_fortran;    /* FERRY_REQ_GREQ: the callbacks are Fortran subroutines
                               * (MPII_Grequest_set_lang_f77) */
     uint8_t rndv_counted;    /* send: counted among the rendezvous sends to its peer in flight;
-                              * recv: among the rendezvous receives from it (rndv_adapt.h) */
+                              * recv: timed in the open period of its peer (rndv_adapt.c) */
     uint8_t consume;         /* recv: the receiver reads the data right after (a collective's
                               * reduction): single copy is pulled whole, not split */
 

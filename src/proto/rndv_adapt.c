@@ -21,12 +21,13 @@
  * the price of retrying a mechanism that is far slower in the current
  * phase to a few percent of the time spent in such messages.
  *
- * A mechanism is (re)measured with a burst of BURST messages (periods
- * count as the receives they timed), and the cheapest period counts: the first message after a switch is often cold
- * (the rings' or the target's lines elsewhere; a 128 KiB exchange through
- * the rings measured 474 ns/KiB cold, against 287 for single copy and about
- * 55 for the rings warm), and one cold sample per retry kept the faster
- * mechanism from ever winning; in a window the cold message is one of many.
+ * A mechanism is (re)measured with a burst of at least BURST messages in
+ * at least BLOCK_PERIODS periods, and the cheapest period counts: the
+ * first message after a switch is often cold (the rings' or the target's
+ * lines elsewhere; a 128 KiB exchange through the rings measured 474
+ * ns/KiB cold, against 287 for single copy and about 55 for the rings
+ * warm), and one cold sample per retry kept the faster mechanism from ever
+ * winning; the first window of fresh buffers is cold as a whole.
  * The mechanism in use is judged the same way: the cheapest period of each
  * run of RUN messages becomes its cost. A retry's burst of windows of large
  * messages can take longer than the gap itself (a window of 64 4 MiB
@@ -58,7 +59,7 @@ enum { SINGLE, PIPE };
 #define LOSS_MARGIN 1.25 /* a retry that loses by more than this doubles the gap */
 #define GAP_PER_BURST 16  /* the gap is at least this many times the last retry's length */
 #define PERIOD_MAX 64  /* receives timed together at most (a window of ferry-bench's and OSU's bibw) */
-#define TIMED 2        /* rndv_counted of a receive that belongs to the open period */
+#define TIMED 1        /* rndv_counted of a receive: it belongs to the open period */
 
 struct adapt_class {
     double cost[2];   /* seconds per byte, SINGLE and PIPE; valid once when[] is set */
@@ -217,18 +218,18 @@ static void sample_done(struct adapt_peer *p, int peer, double t)
         a->reported = 1;
         static const char *const what[2] = {"single copy", "the rings"};
         ferry_log(1, "rendezvous both ways with rank %d at %zu bytes: %s (%.0f ns/KiB) rather than %s (%.0f ns/KiB)",
-                  peer, p->bytes / (size_t)p->joined, what[best], a->cost[best] * 1024e9, what[!best], a->cost[!best] * 1024e9);
+                  peer, p->bytes / (size_t)p->joined, what[best], a->cost[best] * 1024e9, what[!best],
+                  a->cost[!best] * 1024e9);
     }
     a->last_best = best;
 }
 
 void ferry_rndv_adapt_done(struct ferry_request *r)
 {
-    int timed = r->rndv_counted == TIMED;
     r->rndv_counted = 0;
     int peer = r->world_peer;
     struct adapt_peer *p = peers[peer];
-    if (!timed || --p->members > 0)
+    if (--p->members > 0)
         return;
     /* The receives are done, but an exchange is not until this rank's
      * rendezvous sends to the peer are done too: with single copy those

@@ -26,7 +26,7 @@ void ferry_rndv_adapt_finalize(void);
  * large messages also go the other way (ferry_proto_rndv_both_ways).
  * Returns the mechanism to use: `single` or FERRY_MECH_PIPELINE. */
 enum ferry_mech ferry_rndv_adapt_choose(struct ferry_request *r, size_t bytes, enum ferry_mech single, int both);
-/* A rendezvous receive that ferry_rndv_adapt_choose counted (r->rndv_counted) is complete. */
+/* A rendezvous receive that ferry_rndv_adapt_choose timed (r->rndv_counted) is complete. */
 void ferry_rndv_adapt_done(struct ferry_request *r);
 /* This rank's last rendezvous send in progress to world rank `peer` is done. */
 void ferry_rndv_adapt_sends_done(int peer);
