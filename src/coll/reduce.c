@@ -59,6 +59,7 @@ void *build_reduce_binomial(struct ferry_sched *s, const struct red *R, const vo
     int leaf = rel != 0 && ((rel & 1) || rel + 1 >= n);
     if (leaf) {
         sched_send(s, src, R->count, R->dt, (r - (rel & -rel) + n) % n);
+        sched_send_consumed(s);   /* the parent reduces it */
         if (forward && r == root) {
             sched_fence(s);
             sched_recv(s, dst, R->count, R->dt, vroot);
@@ -83,6 +84,7 @@ void *build_reduce_binomial(struct ferry_sched *s, const struct red *R, const vo
         if (rel & mask) {
             sched_fence(s);
             sched_send(s, acc, R->n, R->unit, (r - mask + n) % n);
+            sched_send_consumed(s);
             break;
         }
         if (rel + mask < n) {

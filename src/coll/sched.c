@@ -217,6 +217,11 @@ void sched_send_exact(struct ferry_sched *s, const void *buf, size_t count, stru
     s->steps[s->nsteps - 1].exact = 1;
 }
 
+void sched_send_consumed(struct ferry_sched *s)
+{
+    s->steps[s->nsteps - 1].consume = 1;
+}
+
 void sched_recv_exact(struct ferry_sched *s, void *buf, size_t count, struct ferry_datatype *dt, int peer)
 {
     sched_recv(s, buf, count, dt, peer);

@@ -60,7 +60,8 @@ struct sched_step {
     uint8_t overlap;        /* copy: does not wait for the sends and receives before it */
     uint8_t exact;          /* recv: a message of another length is an error; send: once the
                              * schedule has an error, sent empty (so the receiver sees one) */
-    uint8_t consume;        /* recv: a reduction reads the buffer next (request.h) */
+    uint8_t consume;        /* recv: a reduction reads the buffer next; send: the receiver's
+                             * reduction reads it (ferry_request.consume) */
     int peer;               /* send/recv: rank in the space's communicator */
     const void *a;          /* send/recv buffer; reduce input; copy source */
     size_t an;
@@ -124,6 +125,8 @@ void sched_recv(struct ferry_sched *s, void *buf, size_t count, struct ferry_dat
  * the tree too (mismatched counts, an erroneous program, are then reported
  * by every rank that could not have received its data). */
 void sched_send_exact(struct ferry_sched *s, const void *buf, size_t count, struct ferry_datatype *dt, int peer);
+/* The last step is a send whose receiver reduces the data straight away. */
+void sched_send_consumed(struct ferry_sched *s);
 void sched_recv_exact(struct ferry_sched *s, void *buf, size_t count, struct ferry_datatype *dt, int peer);
 /* inout = in op inout (rev: inout = inout op in; for a user op this
  * clobbers `in`). n units of the schedule op's unit type. */

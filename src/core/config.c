@@ -36,6 +36,11 @@ static const struct config_var vars[] = {
     {"FERRY_EAGER_MAX", &ferry_cfg.eager_max, -1, -1, 1L << 40,
      "Largest message (bytes) sent eagerly in one packet (never more than the packet's payload); larger ones "
      "use rendezvous. -1: from the protocol cost model (FERRY_P2P_MODEL)."},
+    {"FERRY_COLL_PULL_MIN", &ferry_cfg.coll_pull_min, 8192, -1, 1L << 40,
+     "Messages of a binomial reduce (the receiver reduces them straight away) from this many bytes up go by "
+     "rendezvous and the receiver pulls them whole with single copy, where the peer allows it, whatever the "
+     "eager limit: the data then crosses the cores once, into the receiver's cache, instead of twice through "
+     "the ring. -1: as any other message."},
     {.name = "FERRY_P2P_MODEL", .svalue = &ferry_cfg.p2p_model, .sdflt = "",
      .help = "Point-to-point cost model written by `mpiexec -n 2 ferry-tune --p2p -o FILE` (one-way times of "
              "eager, pipeline, cma and split per size); the ladder's thresholds are where the cheapest mechanism "

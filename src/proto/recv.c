@@ -201,8 +201,14 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
      * copy through the rings (ladder.h), both buffers are contiguous and the
      * peer allows it */
     enum ferry_mech m = FERRY_MECH_PIPELINE;
-    if (addr && tr->pull && tr->can_pull(src_world) && ferry_dt_is_contig(r->dt, r->count))
+    if (addr && tr->pull && tr->can_pull(src_world) && ferry_dt_is_contig(r->dt, r->count)) {
         m = ferry_ladder_rndv(bytes);
+        /* a reduction reads it next: pulled whole at any size the sender
+         * sent by rendezvous for that reason (FERRY_COLL_PULL_MIN) */
+        if (r->consume && ferry_cfg.coll_pull_min >= 0 && bytes >= (size_t)ferry_cfg.coll_pull_min &&
+            !ferry_ladder_forced())
+            m = FERRY_MECH_CMA;
+    }
     /* truncated: the receiver alone decides what lands. Ranks outnumber
      * CPUs: the sender's half would wait until the sender is scheduled (it
      * may sleep). The receiver reads the data right after (r->consume): the

@@ -290,6 +290,12 @@ static void enqueue(int peer, struct out_op *op)
     queued_ops++;
 }
 
+/* A reduction's message its receiver pulls whole (FERRY_COLL_PULL_MIN) */
+static int pulled_whole(const struct ferry_request *r)
+{
+    return r->consume && ferry_cfg.coll_pull_min >= 0 && r->bytes >= (size_t)ferry_cfg.coll_pull_min;
+}
+
 static struct out_op *op_new(enum out_kind kind, struct ferry_request *r)
 {
     struct out_op *op = op_pool;
@@ -337,7 +343,7 @@ void ferry_proto_isend(struct ferry_request *r)
     r->bytes = ferry_dt_bytes(r->dt, r->count);
     r->done_bytes = 0;
     ferry_status_set(&r->status, MPI_UNDEFINED, MPI_UNDEFINED, MPI_SUCCESS, 0, 0);
-    int eager = r->mode != FERRY_MODE_SYNC && r->bytes <= ferry_proto_eager_max(peer);
+    int eager = r->mode != FERRY_MODE_SYNC && r->bytes <= ferry_proto_eager_max(peer) && !pulled_whole(r);
     if (eager && !queues[peer].head) {
         /* common case: straight into the transport, no queue entry */
         struct out_op op = {.kind = OUT_EAGER, .req = r};
