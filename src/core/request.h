@@ -53,9 +53,8 @@ struct ferry_request {
     uint8_t rndv_counted;    /* send: counted among the rendezvous sends to its peer in flight;
                               * recv: timed in the open period of its peer (rndv_adapt.c) */
     uint8_t consume;         /* the receiver reads the data right after (a collective's reduction).
-                              * recv: single copy is pulled whole, not split, and taken from
-                              * FERRY_COLL_PULL_MIN bytes up; send: from that size on it goes
-                              * by rendezvous, not eagerly */
+                              * recv: a rendezvous message is pulled whole with single copy;
+                              * send: from FERRY_COLL_PULL_MIN bytes it goes by rendezvous */
 
     /* arguments */
     void *buf;

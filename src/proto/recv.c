@@ -203,19 +203,20 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
     enum ferry_mech m = FERRY_MECH_PIPELINE;
     if (addr && tr->pull && tr->can_pull(src_world) && ferry_dt_is_contig(r->dt, r->count)) {
         m = ferry_ladder_rndv(bytes);
-        /* a reduction reads it next: pulled whole at any size the sender
-         * sent by rendezvous for that reason (FERRY_COLL_PULL_MIN) */
-        if (r->consume && ferry_cfg.coll_pull_min >= 0 && bytes >= (size_t)ferry_cfg.coll_pull_min &&
-            !ferry_ladder_forced())
+        /* A reduction reads the data right after (r->consume): pulled whole,
+         * at any size (the sender may have chosen rendezvous for that,
+         * FERRY_COLL_PULL_MIN), and never split, even with hand-set
+         * thresholds: the sender's half would first take the buffer's lines
+         * from this rank's cache, then hand them back (2-rank reduce,
+         * binomial, 64 KiB: 6.0-7.1 us pulled against 10.0-10.5 split;
+         * 256 KiB 20-22 against 31) */
+        if (r->consume && (m == FERRY_MECH_SPLIT || !ferry_ladder_forced()))
             m = FERRY_MECH_CMA;
     }
     /* truncated: the receiver alone decides what lands. Ranks outnumber
      * CPUs: the sender's half would wait until the sender is scheduled (it
-     * may sleep). The receiver reads the data right after (r->consume): the
-     * sender's half would first have to take the buffer's lines from the
-     * receiver's cache, then hand them back (2-rank reduce, binomial, 64 KiB:
-     * 6.0-7.1 us pulled against 10.0-10.5 split; 256 KiB 20-22 against 31) */
-    if (m == FERRY_MECH_SPLIT && (bytes > r->bytes || ferry_rt.oversubscribed || r->consume))
+     * may sleep) */
+    if (m == FERRY_MECH_SPLIT && (bytes > r->bytes || ferry_rt.oversubscribed))
         m = FERRY_MECH_CMA;
     /* This rank's own rendezvous sends to the peer are in flight (a
      * bidirectional stream, an exchange): the peer's core is busy pulling
