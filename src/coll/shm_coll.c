@@ -539,6 +539,15 @@ static char *area(const struct shm_op *o, int r, uint64_t s)
     return o->inl ? post(o->m, r, s)->data : slot(o->m, r, s);
 }
 
+/* Scatter and alltoall: where, in rank owner's area, the piece for rank
+ * dest is. A slot keeps a place for every rank; a post line, which small
+ * calls use, skips the owner's own block (the owner copies that one
+ * itself), so that with 2 ranks a post line carries a 56-byte block. */
+static size_t block_at(const struct shm_op *o, int owner, int dest)
+{
+    return (size_t)(o->inl && dest > owner ? dest - 1 : dest) * o->chunk;
+}
+
 /* Bytes [off, off + len) of the packed stream of (buf, count, dt) to out. */
 static void get_bytes(const void *buf, size_t count, struct ferry_datatype *dt, size_t off, void *out, size_t len)
 {
@@ -871,7 +880,7 @@ static int scatter_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
         for (int i = 0; i < m->n; i++)
             if (i != root)
                 get_bytes(blk(a->sbuf, (size_t)i, a->scount, a->sdt), a->scount, a->sdt, off,
-                          area(o, me, s) + (size_t)i * o->chunk, len);
+                          area(o, me, s) + block_at(o, me, i), len);
         put(m, arrive(m, me, s), s);
         if (a->rbuf != MPI_IN_PLACE)
             copy_block(m, blk(a->sbuf, (size_t)me, a->scount, a->sdt), a->scount, a->sdt, a->rbuf, a->rcount,
@@ -880,7 +889,7 @@ static int scatter_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
     }
     if (get(arrive(m, root, s)) < s)
         return 0;
-    put_bytes(a->rbuf, a->rcount, a->rdt, off, area(o, root, s) + (size_t)me * o->chunk, len);
+    put_bytes(a->rbuf, a->rcount, a->rdt, off, area(o, root, s) + block_at(o, root, me), len);
     return 1;
 }
 
@@ -922,7 +931,7 @@ static int alltoall_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
         char *mine = area(o, me, s);
         for (int j = 0; j < n; j++)
             if (j != me)
-                get_bytes(blk(sb, (size_t)j, sc, st), sc, st, off, mine + (size_t)j * o->chunk, len);
+                get_bytes(blk(sb, (size_t)j, sc, st), sc, st, off, mine + block_at(o, me, j), len);
         put(m, arrive(m, me, s), s);
         if (!in_place)
             copy_block(m, blk(sb, (size_t)me, sc, st), sc, st, blk(a->rbuf, (size_t)me, a->rcount, a->rdt),
@@ -935,7 +944,7 @@ static int alltoall_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
         if (get(arrive(m, i, s)) < s)
             return 0;
         put_bytes(blk(a->rbuf, (size_t)i, a->rcount, a->rdt), a->rcount, a->rdt, off,
-                  area(o, i, s) + (size_t)me * o->chunk, len);
+                  area(o, i, s) + block_at(o, i, me), len);
     }
     return 1;
 }
@@ -1009,8 +1018,8 @@ static void op_init(struct shm_op *o, struct shm_comm *m, enum ferry_coll_kind k
         break;
     }
     /* a small call's data rides in the post lines (scatter and alltoall post
-     * n blocks) */
-    size_t need = kind == FERRY_COLL_SCATTER || kind == FERRY_COLL_ALLTOALL ? o->total * (size_t)n : o->total;
+     * a block for each other rank, block_at) */
+    size_t need = kind == FERRY_COLL_SCATTER || kind == FERRY_COLL_ALLTOALL ? o->total * (size_t)(n - 1) : o->total;
     if (kind != FERRY_COLL_BARRIER && need <= POST_BYTES && !o->big) {
         o->inl = 1;
         o->chunk = o->total ? o->total : 1;
