@@ -6,8 +6,12 @@
  * rank i to usable core i mod ncores; --bind-to numa binds consecutive
  * ranks to the allowed cores of one NUMA node (rank i to node i * nnodes / N,
  * or i mod nnodes when there are more nodes than ranks); the default is core
- * when N <= ncores and none otherwise. The plan is made here, in the parent; the child only
- * calls sched_setaffinity() with the precomputed mask. */
+ * when N <= ncores and none otherwise. A hybrid MPI+OpenMP job (ranks see
+ * OMP_NUM_THREADS=T > 1) gets by default min(T, ncores / N) consecutive cores
+ * per rank, so its threads are not all bound to one core (explicit
+ * --bind-to core still means one core, as in Open MPI). The plan is made
+ * here, in the parent; the child only calls sched_setaffinity() with the
+ * precomputed mask. */
 #include "mpiexec.h"
 
 #include <hwloc.h>
@@ -21,6 +25,24 @@ static void set_unbound(struct job *j, const char *why)
         j->ranks[r].bound = 0;
         snprintf(j->ranks[r].bind_desc, sizeof j->ranks[r].bind_desc, "not bound (%s)", why);
     }
+}
+
+/* Threads each rank will run: OMP_NUM_THREADS as the ranks will see it (the
+ * last -genv of it wins over mpiexec's own environment), its first value
+ * when it is a nested list such as "4,2"; 1 when unset or not a number. */
+static int threads_per_rank(const struct options *o)
+{
+    const char *v = getenv("OMP_NUM_THREADS");
+    for (int g = 0; g < o->ngenv; g++)
+        if (strcmp(o->genv_key[g], "OMP_NUM_THREADS") == 0)
+            v = o->genv_val[g];
+    if (!v)
+        return 1;
+    char *end;
+    long t = strtol(v, &end, 10);
+    if (end == v || (*end && *end != ',') || t < 1)
+        return 1;
+    return t > 4096 ? 4096 : (int)t;
 }
 
 void bind_plan(struct job *j)
@@ -79,22 +101,38 @@ void bind_plan(struct job *j)
         snprintf(why, sizeof why, "%d processes > %d cores", j->n, ncores);
         set_unbound(j, why);
     } else {
+        /* cores per rank: one, or the hybrid default described at the top */
+        int per = 1;
+        if (mode == BIND_DEFAULT && type == HWLOC_OBJ_CORE) {
+            per = threads_per_rank(j->opt);
+            if (per > ncores / j->n)
+                per = ncores / j->n;
+        }
+        hwloc_bitmap_t set = hwloc_bitmap_alloc();
         for (int r = 0; r < j->n; r++) {
             struct rank *rk = &j->ranks[r];
-            int c = type == HWLOC_OBJ_NUMANODE && j->n >= ncores ? (int)((long)r * ncores / j->n) : r % ncores;
+            int c = type == HWLOC_OBJ_NUMANODE && j->n >= ncores ? (int)((long)r * ncores / j->n)
+                  : per > 1 ? r * per : r % ncores;
+            hwloc_bitmap_zero(set);
+            for (int k = 0; k < per; k++)
+                hwloc_bitmap_or(set, set, cores[c + k]);
             CPU_ZERO(&rk->cpus);
-            if (hwloc_cpuset_to_glibc_sched_affinity(topo, cores[c], &rk->cpus,
-                                                     sizeof rk->cpus) != 0) {
+            if (hwloc_cpuset_to_glibc_sched_affinity(topo, set, &rk->cpus, sizeof rk->cpus) != 0) {
                 snprintf(rk->bind_desc, sizeof rk->bind_desc, "not bound (cpu set too large)");
                 continue;
             }
             char list[96];
-            hwloc_bitmap_list_snprintf(list, sizeof list, cores[c]);
-            snprintf(rk->bind_desc, sizeof rk->bind_desc, "bound to %s %d (cpus %s)",
-                     type == HWLOC_OBJ_CORE ? "core" : type == HWLOC_OBJ_NUMANODE ? "numa node" : "pu", c,
-                     list);
+            hwloc_bitmap_list_snprintf(list, sizeof list, set);
+            if (per > 1)
+                snprintf(rk->bind_desc, sizeof rk->bind_desc,
+                         "bound to cores %d-%d (cpus %s; OMP_NUM_THREADS)", c, c + per - 1, list);
+            else
+                snprintf(rk->bind_desc, sizeof rk->bind_desc, "bound to %s %d (cpus %s)",
+                         type == HWLOC_OBJ_CORE ? "core" : type == HWLOC_OBJ_NUMANODE ? "numa node" : "pu",
+                         c, list);
             rk->bound = 1;
         }
+        hwloc_bitmap_free(set);
     }
 
     for (int i = 0; i < ncores; i++)
