@@ -12,6 +12,24 @@ void ferry_objtab_init(struct ferry_objtab *t, enum ferry_obj_type type, int fir
     t->top = first_index;
 }
 
+/* What a table holds, for the one message a full table gives. */
+static const char *type_name(enum ferry_obj_type t)
+{
+    switch (t) {
+    case FERRY_OBJ_COMM:       return "communicators";
+    case FERRY_OBJ_GROUP:      return "groups";
+    case FERRY_OBJ_DATATYPE:   return "datatypes";
+    case FERRY_OBJ_ERRHANDLER: return "error handlers";
+    case FERRY_OBJ_OP:         return "reduction operations";
+    case FERRY_OBJ_INFO:       return "info objects";
+    case FERRY_OBJ_WIN:        return "windows";
+    case FERRY_OBJ_KEYVAL:     return "attribute keyvals";
+    case FERRY_OBJ_REQUEST:    return "requests";
+    case FERRY_OBJ_SESSION:    return "sessions";
+    }
+    return "objects";
+}
+
 void ferry_objtab_destroy(struct ferry_objtab *t)
 {
     free(t->slot);
@@ -28,7 +46,8 @@ int ferry_objtab_add(struct ferry_objtab *t, void *obj)
         if (t->top >= t->cap) {
             int ncap = t->cap ? t->cap * 2 : 64;
             if (ncap > 0x03FFFFFF)
-                ferry_fatal("too many live objects of handle type %d", (int)t->type);
+                ferry_fatal("too many live %s (%d): the handle space is full; are they "
+                            "ever completed or freed?", type_name(t->type), t->live);
             t->slot = ferry_xrealloc(t->slot, (size_t)ncap * sizeof *t->slot);
             t->free_idx = ferry_xrealloc(t->free_idx, (size_t)ncap * sizeof *t->free_idx);
             memset(t->slot + t->cap, 0, (size_t)(ncap - t->cap) * sizeof *t->slot);
