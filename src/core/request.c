@@ -11,9 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ferry_request_new zeroes a whole request on the message path: up to 256
- * bytes that is inline stores, beyond it a call to memset (measured: the
- * sender's small-message rate fell 15% when the struct grew to 264 bytes) */
+/* A request is zeroed when it is freed (new objects come from calloc), not
+ * when it is taken: a stream of small Isends then makes no zeroing stores
+ * between one packet's publication and the next. Each publication waits for
+ * the ring's head line to come back from the polling receiver, and the
+ * stores behind it in the store buffer wait with it; the frees come in a
+ * batch at Waitall, after the last packet (2 ranks, interleaved runs,
+ * medians: message rate at 0 B 8.2M against 6.4M msg/s in 6 runs, 10.0M
+ * against 7.7M in 5 more; bandwidth at 1 B 7.9 against 5.8 MB/s; latency
+ * and bi-directional bandwidth unchanged). Up to 256 bytes the zeroing is inline
+ * stores, beyond it a call to memset (the sender's small-message rate fell
+ * 15% when the struct grew to 264 bytes). */
 _Static_assert(sizeof(struct ferry_request) <= 256, "a request fits the inline zeroing");
 
 static struct ferry_objtab table;
@@ -40,12 +48,12 @@ struct ferry_request *ferry_request_new(enum ferry_req_kind kind)
     MPI_Request h;
     if (FERRY_LIKELY(r != NULL)) {
         free_list = r->next;
+        r->next = NULL;
         h = r->own_handle;
     } else {
-        r = ferry_xmalloc(sizeof *r);
+        r = ferry_xcalloc(1, sizeof *r);
         h = ferry_objtab_add(&table, r);
     }
-    memset(r, 0, sizeof *r);
     r->kind = kind;
     r->handle = h;
     r->own_handle = h;
@@ -89,15 +97,15 @@ void ferry_request_free(struct ferry_request *r)
     r->handle = MPI_REQUEST_NULL;
     if (r->comm)
         ferry_comm_release(r->comm);
-    r->comm = NULL;
     if (r->dt)
         ferry_dt_release(r->dt);
-    r->dt = NULL;
     if (r->inner)
         ferry_request_unref(r->inner);
-    r->inner = NULL;
     free(r->owned_buf);
-    r->owned_buf = NULL;
+    MPI_Request own = r->own_handle;
+    memset(r, 0, sizeof *r);   /* here, not in ferry_request_new: see the top */
+    r->own_handle = own;
+    r->handle = MPI_REQUEST_NULL;
     r->next = free_list;
     free_list = r;
 }
