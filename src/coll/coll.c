@@ -22,8 +22,8 @@ static int root_of(enum ferry_coll_kind kind, const struct ferry_coll_args *a)
     }
 }
 
-/* Remember what follows a barrier: an oversubscribed shared-memory barrier
- * orders its ranks' leaving for the collective that came after the previous
+/* Remember what follows a barrier: the shared-memory barrier orders its
+ * ranks' leaving for the collective that came after the previous
  * one (shm_coll.c). Every rank calls the collectives of a communicator in
  * the same order with the same roots, so every rank predicts the same. */
 static void note_call(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a)
