@@ -49,6 +49,7 @@ struct shm_in {             /* a ring in our own region */
     char *data;
     uint64_t tail;
     int world;              /* world rank of the producer */
+    uint32_t peek_lines;    /* lines of the next packet shm_peek fetches along with head */
 };
 
 static struct {
@@ -270,6 +271,26 @@ static void shm_finalize(void)
     memset(&shm, 0, sizeof shm);
 }
 
+/* A blocking receive spinning in shm_peek fetches the next packet's first
+ * lines together with head: the loads then travel at once, where otherwise
+ * the packet's load waits for head's (the branch on head predicts "empty"
+ * while spinning). It costs the sender an ownership request for lines the
+ * spinning receiver keeps reading, which pays for small packets only; the
+ * span of the last packet taken here predicts the next one's (a ping-pong
+ * repeats its size). 2 ranks, 5 interleaved runs, medians, one-way latency
+ * against no prefetch: 0-32 B 0.21-0.23 against 0.25-0.29 us, 64 B 0.27
+ * against 0.29, 128 B 0.35 against 0.41, 512 B 0.50 against 0.52; from 1 KiB
+ * on it was 5% slower, so no prefetch there. Streams (bw, bibw, message rate)
+ * wait in poll_ring and do not come here: unchanged, once both builds had
+ * their functions at the same alignment (a shift of the hot ring functions
+ * alone moved small-message bi-bandwidth by 10%). */
+#define SHM_PEEK_SPAN_MAX (64 + 512)
+
+static inline void note_span(struct shm_in *in, uint64_t span)
+{
+    in->peek_lines = span <= 64 ? 1 : span <= SHM_PEEK_SPAN_MAX ? 2 : 0;
+}
+
 /* Done reading bytes at the ring's tail: hand them back to the producer. */
 static inline void ring_release(struct shm_in *in, uint64_t bytes)
 {
@@ -313,6 +334,9 @@ static struct shm_in *ring_from(int peer)
 static const struct ferry_pkt *shm_peek(int peer)
 {
     struct shm_in *in = ring_from(peer);
+    uint64_t next = in->tail % shm.ring_bytes;
+    for (uint32_t l = 0; l < in->peek_lines && next + 64 * l < shm.ring_bytes; l++)
+        __builtin_prefetch(in->data + next + 64 * l);   /* see SHM_PEEK_SPAN_MAX */
     uint64_t head = __atomic_load_n(&in->ctl->head, __ATOMIC_ACQUIRE);
     while (in->tail < head) {
         uint64_t off = in->tail % shm.ring_bytes;
@@ -329,7 +353,9 @@ static void shm_consume(int peer)
 {
     struct shm_in *in = ring_from(peer);
     const struct ferry_pkt *pkt = (const struct ferry_pkt *)(in->data + in->tail % shm.ring_bytes);
-    ring_release(in, shm_pkt_span(pkt->payload));
+    uint64_t span = shm_pkt_span(pkt->payload);
+    note_span(in, span);
+    ring_release(in, span);
 }
 
 /* Hot peers: with many local ranks, every poll reads the rings of at most
