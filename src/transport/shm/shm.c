@@ -78,6 +78,17 @@ static struct {
  * receiver's private cache, so claiming them needs no cross-core snoop. */
 #define SHM_RING_MAX (2u << 20)
 #define SHM_PREFETCH_AHEAD 256   /* bytes: four small packets */
+/* Bytes of a reserved packet whose lines the sender asks ownership of at
+ * once, before it writes them. The consumer read them a lap ago; left to
+ * the copy, each line's ownership request waits its turn in the store
+ * buffer, one cross-core round trip after another. 2 ranks, 5 interleaved
+ * runs, medians, against none (the same build): latency 256 B 0.38 against
+ * 0.43 us, 1 KiB 0.43 against 0.61, 4 KiB 0.95 against 1.08; message rate
+ * 256 B 13.7M against 7.6M msg/s; bandwidth 256 B 3.3 against 1.8 GB/s,
+ * 4 KiB 14.5 against 11.8; bi-bandwidth 1 KiB 11.4 against 9.7. Whole
+ * 32 KiB packets did no better than their first 4 KiB (the copy's own
+ * prefetching takes over), and sizes from 32 KiB were unchanged. */
+#define SHM_PREFETCH_PACKET 4096
 #define SHM_RX_PREFETCH (64 + 1024)   /* bytes of a packet the receiver prefetches */
 
 /* Ask for a line in exclusive state, to write it soon. Without -mprfchw the
@@ -429,6 +440,8 @@ static struct ferry_pkt *shm_reserve(int peer, size_t payload)
         o->head += skip;
         off = 0;
     }
+    for (uint64_t l = 0; l < span && l < SHM_PREFETCH_PACKET; l += 64)
+        prefetch_for_write(o->data + off + l);
     return (struct ferry_pkt *)(o->data + off);
 }
 
