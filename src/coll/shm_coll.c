@@ -548,11 +548,24 @@ static size_t block_at(const struct shm_op *o, int owner, int dest)
     return (size_t)(o->inl && dest > owner ? dest - 1 : dest) * o->chunk;
 }
 
+/* Bytes of a slot a writer asks ownership of before it copies into it (the
+ * readers of an earlier call hold its lines; see SHM_PREFETCH_PACKET in the
+ * shared-memory transport), for copies from SHM_COLL_PREFETCH_MIN bytes. 2
+ * ranks, 6 interleaved runs, medians against none: bcast 2 KiB 0.56 against
+ * 0.68 us, gather 1 KiB 0.35 against 0.47, allgather 1 KiB 0.68 against
+ * 0.88, alltoall 1 KiB 0.67 against 0.81, 4 KiB 5-10% faster; below 1 KiB
+ * allgather was slower (512 B 0.76 against 0.65), so no prefetch there; 4
+ * ranks on 2 CPUs unchanged. */
+#define SHM_COLL_PREFETCH 4096
+#define SHM_COLL_PREFETCH_MIN 1024
+
 /* Bytes [off, off + len) of the packed stream of (buf, count, dt) to out. */
 static void get_bytes(const void *buf, size_t count, struct ferry_datatype *dt, size_t off, void *out, size_t len)
 {
     if (!len)
         return;
+    if (len >= SHM_COLL_PREFETCH_MIN)
+        ferry_prefetch_range_for_write(out, len, SHM_COLL_PREFETCH);
     if (ferry_dt_is_contig(dt, count))
         memcpy(out, ferry_dt_contig_ptr(dt, buf) + off, len);
     else

@@ -24,6 +24,30 @@ void ferry_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1
 void ferry_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 extern int ferry_verbose;
 
+/* Ask for a line in exclusive state, to write it soon. Without -mprfchw the
+ * compiler turns __builtin_prefetch(p, 1) into a plain read prefetch, which
+ * leaves another core's copy valid and the store's ownership request for
+ * later; x86 processors without PREFETCHW execute the instruction as a NOP. */
+static inline void ferry_prefetch_for_write(const void *p)
+{
+#if defined(__x86_64__)
+    __asm__ __volatile__("prefetchw %0" : : "m"(*(const char *)p));
+#else
+    __builtin_prefetch(p, 1);
+#endif
+}
+
+/* The same for every line of [p, p + len), up to `max` bytes: shared memory
+ * about to be written that another core read last, whose ownership requests
+ * would otherwise wait one after another in the store buffer. */
+static inline void ferry_prefetch_range_for_write(const void *p, size_t len, size_t max)
+{
+    const char *c = (const char *)((uintptr_t)p & ~(uintptr_t)(FERRY_CACHELINE - 1));
+    const char *end = (const char *)p + FERRY_MIN(len, max);
+    for (; c < end; c += FERRY_CACHELINE)
+        ferry_prefetch_for_write(c);
+}
+
 /* Seconds on the monotonic clock (MPI_Wtime, and the protocol's own timing). */
 static inline double ferry_now(void)
 {

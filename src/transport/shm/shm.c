@@ -91,19 +91,6 @@ static struct {
 #define SHM_PREFETCH_PACKET 4096
 #define SHM_RX_PREFETCH (64 + 1024)   /* bytes of a packet the receiver prefetches */
 
-/* Ask for a line in exclusive state, to write it soon. Without -mprfchw the
- * compiler turns __builtin_prefetch(p, 1) into a plain read prefetch, which
- * leaves the consumer's copy valid and the store's ownership request for
- * later; x86 processors without PREFETCHW execute the instruction as a NOP. */
-static inline void prefetch_for_write(const void *p)
-{
-#if defined(__x86_64__)
-    __asm__ __volatile__("prefetchw %0" : : "m"(*(const char *)p));
-#else
-    __builtin_prefetch(p, 1);
-#endif
-}
-
 static inline void *region(uint32_t local)
 {
     return shm.base + (size_t)local * shm.stride;
@@ -440,8 +427,7 @@ static struct ferry_pkt *shm_reserve(int peer, size_t payload)
         o->head += skip;
         off = 0;
     }
-    for (uint64_t l = 0; l < span && l < SHM_PREFETCH_PACKET; l += 64)
-        prefetch_for_write(o->data + off + l);
+    ferry_prefetch_range_for_write(o->data + off, span, SHM_PREFETCH_PACKET);
     return (struct ferry_pkt *)(o->data + off);
 }
 
@@ -462,7 +448,7 @@ static void shm_commit(int peer, struct ferry_pkt *pkt)
      * read it a lap ago, so writing it costs a cross-core round trip, which
      * would otherwise stall a stream of small sends on a full store buffer.
      * (A prefetch changes no memory: harmless if the line is still unread.) */
-    prefetch_for_write(o->data + (o->head + SHM_PREFETCH_AHEAD) % shm.ring_bytes);
+    ferry_prefetch_for_write(o->data + (o->head + SHM_PREFETCH_AHEAD) % shm.ring_bytes);
     if (shm.may_sleep) {
         __atomic_thread_fence(__ATOMIC_SEQ_CST);   /* store head, then load armed (see top) */
         if (__atomic_load_n(&o->bell->armed, __ATOMIC_RELAXED) &&
