@@ -1,7 +1,9 @@
 #include "core/progress.h"
 #include "core/biglock.h"
+#include "core/comm.h"
 #include "core/config.h"
 #include "core/runtime.h"
+#include "core/request.h"
 #include "core/util.h"
 #include "proto/proto.h"
 #include "transport/transport.h"
@@ -65,6 +67,14 @@ void ferry_progress_wait(struct ferry_waiter *w)
      * about a quarter of the nonblocking collectives' wait time at 4 ranks on
      * 2 CPUs on the development VM) */
     long spin = ferry_progress_unrung ? FERRY_MIN(ferry_cfg.oversub_spin, 4) : ferry_cfg.oversub_spin;
+    /* A wait for one peer that last began a wait on our CPU: it cannot answer
+     * before we give the CPU up, so polling only delays it. Ranks migrate, so
+     * this is checked once per wait. 4 ranks bound 2 per core, multi-pair
+     * latency 0-256 B: 1.4-1.6 us against 2.8-3.2 with the polls. */
+    if (w->idle == 1 && ferry_transport_shm.shares_cpu)
+        w->same_cpu = ferry_transport_shm.shares_cpu(w->peer_plus1 - 1);
+    if (w->same_cpu)
+        spin = 0;
     if (w->idle <= spin)
         return;
     /* queued sends wait for ring space and nonblocking shared-memory
@@ -79,10 +89,13 @@ void ferry_progress_wait(struct ferry_waiter *w)
         ferry_transport_shm.sleep();
 }
 
-#include "core/request.h"
 void ferry_request_wait(struct ferry_request *r)
 {
     struct ferry_waiter w = {0};
+    if (r->kind == FERRY_REQ_SEND && r->peer >= 0)
+        w.peer_plus1 = r->world_peer + 1;
+    else if (r->kind == FERRY_REQ_RECV && r->peer >= 0 && r->comm)
+        w.peer_plus1 = ferry_comm_world_rank(r->comm, r->peer) + 1;
     while (!r->complete)
         ferry_progress_wait(&w);
 }

@@ -23,6 +23,8 @@ int ferry_progress(void);
 
 struct ferry_waiter {
     long idle;
+    int peer_plus1;   /* world rank + 1 of the peer the wait is for; 0: unknown */
+    int same_cpu;     /* oversubscribed: that peer last waited on our CPU */
 };
 /* One step of a wait loop: progress, then back off if nothing happened. */
 void ferry_progress_wait(struct ferry_waiter *w);

@@ -53,6 +53,10 @@ struct ferry_transport {
      * receive that waits on one peer (proto's recv_now). Optional. */
     const struct ferry_pkt *(*peek)(int peer);
     void (*consume)(int peer);
+    /* About to wait: note the CPU this process runs on, and say whether
+     * `peer` (a world rank, -1: none in particular) last waited on the same
+     * one. Optional. */
+    int (*shares_cpu)(int peer);
 };
 
 extern const struct ferry_transport ferry_transport_shm;

@@ -556,6 +556,20 @@ static void shm_disable_pull(int peer)
     shm.pull_ok[peer] = 0;
 }
 
+static int shm_shares_cpu(int peer)
+{
+    int cpu = sched_getcpu();
+    if (cpu < 0)
+        return 0;
+    struct shm_region_hdr *me = shm.mine;
+    /* +1: 0 means "never waited yet" */
+    __atomic_store_n(&me->cur_cpu, (uint32_t)cpu + 1, __ATOMIC_RELAXED);
+    if (peer < 0 || ferry_rt.peers[peer].tr != &ferry_transport_shm)
+        return 0;
+    const struct shm_region_hdr *h = region(ferry_rt.peers[peer].local);
+    return __atomic_load_n(&h->cur_cpu, __ATOMIC_RELAXED) == (uint32_t)cpu + 1;
+}
+
 const struct ferry_transport ferry_transport_shm = {
     .name = "shm",
     .init = shm_init,
@@ -572,4 +586,5 @@ const struct ferry_transport ferry_transport_shm = {
     .wake = shm_wake,
     .peek = shm_peek,
     .consume = shm_consume,
+    .shares_cpu = shm_shares_cpu,
 };
