@@ -24,8 +24,10 @@ static int root_of(enum ferry_coll_kind kind, const struct ferry_coll_args *a)
 
 /* Remember what follows a barrier: the shared-memory barrier orders its
  * ranks' leaving for the collective that came after the previous
- * one (shm_coll.c). Every rank calls the collectives of a communicator in
- * the same order with the same roots, so every rank predicts the same. */
+ * one (shm_coll.c). Every rank calls the blocking collectives of a
+ * communicator in the same order with the same roots, so every rank predicts
+ * the same (nonblocking ones are not noted: they may sit anywhere among the
+ * blocking ones, see sched.h). */
 static void note_call(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a)
 {
     if (c->coll_after_barrier) {
@@ -54,25 +56,26 @@ int ferry_coll(enum ferry_coll_kind kind, struct ferry_comm *c, const struct fer
                struct ferry_request **req)
 {
     struct ferry_sched *s;
-    int rc;
+    int rc, nb = req != NULL;
     if (c->remote) {
-        s = sched_new(c);
+        s = nb ? sched_new_nb(c) : sched_new(c);
         coll_build_fn fn = coll_inter[kind];
         rc = fn ? fn(s, a) : MPI_ERR_COMM;
-    } else if (note_call(kind, c, a), shm_deferring(kind, c, a)) {
-        s = sched_new(c);
+    } else if (nb && shm_deferring(kind, c, a)) {
+        s = sched_new_nb(c);
         rc = shm_defer(s, kind, a);
     } else {
+        if (!nb)
+            note_call(kind, c, a);
         const struct coll_alg *alg = choose(kind, c, a, req == NULL);
         /* blocking calls of the shared-memory algorithms skip the schedule;
-         * they still take the call's tag, as a schedule would: a rank that
-         * deferred this call's choice (shm_defer) built a schedule for it,
-         * and every rank's later calls must carry the same tags */
+         * they still take the call's tag, as a schedule would, so that a
+         * blocking call's tag is its number among the blocking calls */
         if (!req && alg->direct) {
             c->coll_seq++;
             return alg->direct(kind, c, a);
         }
-        s = sched_new(c);
+        s = nb ? sched_new_nb(c) : sched_new(c);
         rc = alg->build(s, a);
     }
     if (rc) {

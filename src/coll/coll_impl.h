@@ -81,15 +81,17 @@ extern const coll_build_fn coll_inter[FERRY_COLL_KINDS];
 int hier_available(struct ferry_comm *c);
 /* Ranks on this node in c, for the selection table. */
 int coll_ppn(struct ferry_comm *c);
-/* Can the shared-memory algorithm of kind serve this call? May create the
- * communicator's segment (collectively; a nonblocking call only starts
- * that); without `forced` only after a few eligible calls. */
+/* Can the shared-memory algorithm of kind serve this call (blocking: a
+ * blocking call, else a nonblocking one, which has a segment of its own)? May
+ * create the communicator's segment (collectively; a nonblocking call only
+ * starts that); without `forced` only after a few eligible calls. */
 int shm_usable(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a, int blocking,
                int forced);
 /* Run a blocking call of a shared-memory algorithm (shm_usable said yes). */
 int shm_direct(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a);
-/* Must this call wait for the segment a nonblocking call is creating before
- * it can choose its algorithm? Then shm_defer builds s as a first step that
+/* Must this nonblocking call wait for the segment an earlier nonblocking call
+ * is creating before it can choose its algorithm? (A blocking call creates
+ * its own segment at once.) Then shm_defer builds s as a first step that
  * chooses (coll_build_chosen) when the outcome is known. */
 int shm_deferring(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a);
 int shm_defer(struct ferry_sched *s, enum ferry_coll_kind kind, const struct ferry_coll_args *a);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TAG_SEQ_BITS 28
+#define TAG_SEQ_BITS 27
 #define TAG_SEQ_MASK ((1 << TAG_SEQ_BITS) - 1)
 
 static struct ferry_sched *running;   /* started, not finished */
@@ -34,18 +34,26 @@ enum { POOL_MAX = 8 };
 static struct ferry_sched *pool;   /* linked through next */
 static int pooled;
 
-/* Agreements (MPIX_Comm_agree / iagree) run beside the communicator's
- * collectives, in an order of their own: their own sequence, and a tag bit
- * that no collective's tag has (the spaces use the two bits above the
- * sequence). */
+/* Nonblocking collectives run in an order of their own (sched.h), and so do
+ * agreements (MPIX_Comm_agree / iagree), as in ULFM: each has its own
+ * sequence and a tag bit that no other tag has (the spaces use the two bits
+ * above the sequence). */
+#define TAG_NBC (1 << 29)
 #define TAG_AGREE (1 << 30)
-_Static_assert(SPACE_COUNT <= 4, "space bits stay below TAG_AGREE");
+_Static_assert(SPACE_COUNT <= 4 && (3 << TAG_SEQ_BITS) < TAG_NBC, "space bits stay below TAG_NBC");
 
 static struct ferry_sched *sched_make(struct ferry_comm *c, int tag);
 
 struct ferry_sched *sched_new(struct ferry_comm *c)
 {
     return sched_make(c, (int)(c->coll_seq++ & TAG_SEQ_MASK));
+}
+
+struct ferry_sched *sched_new_nb(struct ferry_comm *c)
+{
+    struct ferry_sched *s = sched_make(c, (int)(c->nbc_seq++ & TAG_SEQ_MASK) | TAG_NBC);
+    s->nb = 1;
+    return s;
 }
 
 struct ferry_sched *sched_new_agree(struct ferry_comm *c)

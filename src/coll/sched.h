@@ -15,7 +15,13 @@
  * Tags: every collective call on a communicator takes the next number of the
  * communicator's coll_seq; all its messages carry that number (ranks start
  * collectives in the same order), so any number of nonblocking collectives
- * can be in flight on one communicator without their messages mixing. The top
+ * can be in flight on one communicator without their messages mixing.
+ * Nonblocking collectives (and Comm_idup) count in a sequence of their own,
+ * nbc_seq, with a tag bit of their own: blocking and nonblocking collectives
+ * are ordered among themselves only, as in MPICH and Open MPI, where programs
+ * that start a nonblocking collective before a blocking one on some ranks and
+ * after it on others work (mpi4py's Iagree fallback does that: MPI calls such
+ * a program erroneous, but it runs on both). The top
  * bits of the tag say which "space" a message belongs to: the communicator
  * itself, or a sub-communicator a composed algorithm uses (the local group of
  * an intercommunicator, the ranks of one node, the node leaders). A
@@ -83,6 +89,7 @@ struct ferry_sched {
     struct ferry_comm *comm;
     struct ferry_comm *sub[SPACE_COUNT];   /* communicator of each space (sub[0] = comm) */
     int tag;                               /* sequence number, without space bits */
+    int nb;                                /* a nonblocking collective's (tag from nbc_seq) */
     struct ferry_op *op;                   /* reference held while the schedule lives */
     struct sched_step *steps;
     int nsteps, cap;
@@ -100,8 +107,10 @@ struct ferry_sched {
     _Alignas(16) unsigned char arena[SCHED_ARENA];
 };
 
-/* A schedule on c, with the next tag of c's collective sequence. */
+/* A schedule on c, with the next tag of c's blocking collectives ... */
 struct ferry_sched *sched_new(struct ferry_comm *c);
+/* ... or of its nonblocking collectives. */
+struct ferry_sched *sched_new_nb(struct ferry_comm *c);
 /* ... with the next tag of c's agreements instead (see sched.c). */
 struct ferry_sched *sched_new_agree(struct ferry_comm *c);
 /* Free a schedule that was never started (argument error found late). */

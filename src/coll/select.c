@@ -342,8 +342,13 @@ size_t coll_call_bytes(enum ferry_coll_kind kind, const struct ferry_comm *c, co
     }
 }
 
+/* One selection's answer from shm_usable once it said no (*shm_no): a
+ * nonblocking call that started the segment's creation (and so took another
+ * algorithm) must not find the segment there when asked again in the same
+ * selection, as a rank whose creation finished at once would (its peers'
+ * was still running). */
 static int usable(const struct coll_alg *alg, enum ferry_coll_kind kind, struct ferry_comm *c,
-                  const struct ferry_coll_args *a, int blocking)
+                  const struct ferry_coll_args *a, int blocking, int *shm_no)
 {
     if ((alg->needs & ALG_COMMUTE) && a->op && !a->op->commute)
         return 0;
@@ -351,8 +356,10 @@ static int usable(const struct coll_alg *alg, enum ferry_coll_kind kind, struct 
         return 0;
     if ((alg->needs & ALG_HIER) && !hier_available(c))
         return 0;
-    if ((alg->needs & ALG_SHM) && !shm_usable(kind, c, a, blocking, 1))
+    if ((alg->needs & ALG_SHM) && (*shm_no || !shm_usable(kind, c, a, blocking, 1))) {
+        *shm_no = 1;
         return 0;
+    }
     return 1;
 }
 
@@ -410,7 +417,8 @@ const struct coll_alg *coll_select(enum ferry_coll_kind kind, struct ferry_comm 
     if (FERRY_UNLIKELY(!ready))
         coll_select_init();
     const struct coll_algs *t = &coll_algs[kind];
-    if (forced[kind] && usable(&t->alg[forced[kind] - 1], kind, c, a, blocking))
+    int shm_no = 0;
+    if (forced[kind] && usable(&t->alg[forced[kind] - 1], kind, c, a, blocking, &shm_no))
         return &t->alg[forced[kind] - 1];
     size_t bytes = coll_call_bytes(kind, c, a);
     if (nrules) {
@@ -426,17 +434,17 @@ const struct coll_alg *coll_select(enum ferry_coll_kind kind, struct ferry_comm 
                 if (!in_range(key[1], ru->lo[1], ru->hi[1]))
                     continue;
             }
-            if (usable(&t->alg[ru->alg], kind, c, a, blocking))
+            if (usable(&t->alg[ru->alg], kind, c, a, blocking, &shm_no))
                 return &t->alg[ru->alg];
         }
     }
     /* small calls of a communicator on one node: the shared-memory algorithm */
     int shm = shm_alg[kind];
-    if (shm >= 0 && shm_usable(kind, c, a, blocking, 0))
+    if (shm >= 0 && !shm_no && shm_usable(kind, c, a, blocking, 0))
         return &t->alg[shm];
     const char *name = builtin(kind, bytes, c->size);
     int i = name ? find_alg(kind, name) : 0;
-    if (i >= 0 && usable(&t->alg[i], kind, c, a, blocking))
+    if (i >= 0 && usable(&t->alg[i], kind, c, a, blocking, &shm_no))
         return &t->alg[i];
     return &t->alg[0];   /* every collective's first algorithm serves every call */
 }

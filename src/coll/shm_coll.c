@@ -4,9 +4,11 @@
  * flags on their own cache lines and increasing sequence numbers instead of
  * messages.
  *
- * Segment (one per communicator, created at an early collective that wants
- * it, so that every rank creates it at the same point: a blocking call
- * creates it at once, a nonblocking one starts its creation; named
+ * Segment (one per communicator for its blocking collectives and one for its
+ * nonblocking ones, which run in an order of their own (coll/sched.h);
+ * created at an early collective of its kind that wants it, so that every
+ * rank creates it at the same point: a blocking call creates it at once, a
+ * nonblocking one starts its creation; named
  * /ferry-<jobid>-c<ctx>-<n>, mode 0600, unlinked as soon as every rank
  * mapped it):
  *
@@ -98,6 +100,7 @@ static_assert(sizeof(struct shm_ctl) == FERRY_CACHELINE, "one control line");
 struct shm_comm {
     uint32_t ctx;
     struct ferry_comm *comm;
+    int nb;            /* the segment of the nonblocking collectives */
     int n, rank;
     char *base;
     size_t len;
@@ -191,31 +194,34 @@ static void drop(struct shm_comm *m)
     free(m);
 }
 
-static struct shm_comm *find(struct ferry_comm *c)
+/* c's state for its blocking (nb = 0) or nonblocking (nb = 1) collectives */
+static struct shm_comm *find(struct ferry_comm *c, int nb)
 {
     for (struct shm_comm *m = comms; m; m = m->next)
-        if (m->comm == c && m->ctx == c->ctx)
+        if (m->comm == c && m->ctx == c->ctx && m->nb == nb)
             return m;
     return NULL;
 }
 
 void ferry_coll_comm_free(struct ferry_comm *c)
 {
-    for (struct shm_comm **pp = &comms; *pp; pp = &(*pp)->next)
-        if ((*pp)->comm == c && (*pp)->ctx == c->ctx) {
-            struct shm_comm *m = *pp;
+    for (struct shm_comm **pp = &comms; *pp;) {
+        struct shm_comm *m = *pp;
+        if (m->comm == c && m->ctx == c->ctx) {
             *pp = m->next;
             drop(m);
-            return;
+        } else {
+            pp = &m->next;
         }
+    }
 }
 
-static struct shm_comm *entry(struct ferry_comm *c)
+static struct shm_comm *entry(struct ferry_comm *c, int nb)
 {
-    struct shm_comm *m = find(c);
+    struct shm_comm *m = find(c, nb);
     if (!m) {
         m = ferry_xcalloc(1, sizeof *m);
-        m->ctx = c->ctx, m->comm = c, m->n = c->size, m->rank = c->rank;
+        m->ctx = c->ctx, m->comm = c, m->nb = nb, m->n = c->size, m->rank = c->rank;
         m->next = comms;
         comms = m;
     }
@@ -326,7 +332,7 @@ static int attach_finish(struct ferry_sched *s, struct sched_step *st)
  * (blocking; returns 0 when the segment is there) or leave it to progress. */
 static int attach(struct ferry_comm *c, struct shm_comm *m, int blocking)
 {
-    struct ferry_sched *s = sched_new(c);
+    struct ferry_sched *s = m->nb ? sched_new_nb(c) : sched_new(c);
     struct attach *at = sched_alloc(s, sizeof *at);
     at->m = m;
     char job[64];
@@ -444,7 +450,8 @@ int shm_usable(enum ferry_coll_kind kind, struct ferry_comm *c, const struct fer
     long bytes = call_size(kind, c, a);
     if (bytes < 0 || (!forced && (bytes > size_limit(kind, c) || pair_reduce_p2p(kind, c, bytes))))
         return 0;
-    struct shm_comm *m = find(c);
+    int nb = !blocking;
+    struct shm_comm *m = find(c, nb);
     if (m && m->base)
         return 1;
     if ((m && (m->failed || m->attaching)) || !all_local(c))
@@ -453,17 +460,19 @@ int shm_usable(enum ferry_coll_kind kind, struct ferry_comm *c, const struct fer
      * for the handful of agreements that set up a window or a file (a
      * segment costs page faults: Win_allocate + Win_free took 413 us with
      * one, 12 in MPICH) */
-    if (!forced && (c->coll_setup || ++entry(c)->uses < LAZY_USES))
+    if (!forced && (c->coll_setup || ++entry(c, nb)->uses < LAZY_USES))
         return 0;
     /* a nonblocking call only starts the creation and takes another
-     * algorithm; the calls after it wait for the outcome (shm_defer) */
-    return attach(c, entry(c), blocking) == 0;
+     * algorithm; the nonblocking calls after it wait for the outcome
+     * (shm_defer) */
+    return attach(c, entry(c, nb), blocking) == 0;
 }
 
 /* ---- calls started while the segment is being created ------------------------- */
 
 /* A nonblocking call started the segment's creation; until every rank knows
- * the outcome, a call that might take a shared-memory algorithm cannot choose
+ * the outcome, a nonblocking call that might take a shared-memory algorithm
+ * cannot choose
  * (the choice must be the same on every rank, and shared-memory operations
  * take sequence numbers in call order). Such a call defers its choice to a
  * first poll step: once the creation finished and every call deferred before
@@ -476,14 +485,14 @@ struct deferred {
 
 int shm_deferring(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a)
 {
-    struct shm_comm *m = find(c);
+    struct shm_comm *m = find(c, 1);
     return m && (m->attaching || m->turn != m->tickets) && call_size(kind, c, a) >= 0;
 }
 
 static int choose_deferred(struct ferry_sched *s, struct sched_step *st)
 {
     struct deferred *d = st->arg;
-    struct shm_comm *m = find(s->comm);
+    struct shm_comm *m = find(s->comm, 1);
     if (m->attaching || m->turn != d->ticket)
         return 0;
     int rc = coll_build_chosen(d->kind, s, &d->a);
@@ -497,7 +506,7 @@ static int choose_deferred(struct ferry_sched *s, struct sched_step *st)
 
 int shm_defer(struct ferry_sched *s, enum ferry_coll_kind kind, const struct ferry_coll_args *a)
 {
-    struct shm_comm *m = find(s->comm);
+    struct shm_comm *m = find(s->comm, 1);
     struct deferred *d = sched_alloc(s, sizeof *d);
     d->kind = kind, d->a = *a, d->ticket = m->tickets++;
     struct sched_step *st = sched_poll(s, choose_deferred, d, 0);
@@ -663,7 +672,9 @@ static int barrier_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
 static void barrier_roles(struct shm_op *o)
 {
     struct ferry_comm *c = o->m->comm;
-    int next = c->coll_barrier_next, root = c->coll_barrier_root;
+    /* the prediction follows the blocking calls, which every rank makes in
+     * the same order; an Ibarrier may sit anywhere among them (coll/sched.h) */
+    int next = o->m->nb ? -1 : c->coll_barrier_next, root = o->m->nb ? -1 : c->coll_barrier_root;
     o->lead = o->last = -1;
     switch (ferry_cfg.coll_shm_barrier) {
     case FERRY_SHM_BARRIER_FLAT:
@@ -1111,7 +1122,7 @@ static void shm_wait(struct shm_op *o, unsigned *idle)
 int shm_direct(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a)
 {
     struct shm_op o;
-    op_init(&o, find(c), kind, a);
+    op_init(&o, find(c, 0), kind, a);
     unsigned idle = 0;
     while (!op_run(&o)) {
         shm_wait(&o, &idle);
@@ -1132,7 +1143,7 @@ static int poll_op(struct ferry_sched *sc, struct sched_step *st)
 static int build(struct ferry_sched *s, const struct ferry_coll_args *a, enum ferry_coll_kind kind)
 {
     struct shm_op *o = sched_alloc(s, sizeof *o);
-    op_init(o, find(s->comm), kind, a);
+    op_init(o, find(s->comm, s->nb), kind, a);
     if (a->op)
         sched_set_op(s, a->op);
     struct sched_step *st = sched_poll(s, poll_op, o, 0);

@@ -46,7 +46,8 @@ struct ferry_comm {
     struct ferry_group *remote;        /* intercommunicator: the remote group; NULL for intracommunicators */
     struct ferry_comm *local_comm;     /* intercommunicator: intracommunicator over the local group */
     MPI_Errhandler errhandler;
-    uint32_t coll_seq;     /* tag sequence for internal collectives */
+    uint32_t coll_seq;     /* tag sequence of blocking collectives */
+    uint32_t nbc_seq;      /* tag sequence of nonblocking collectives (an order of their own) */
     uint32_t agree_seq;    /* tag sequence of MPIX_Comm_agree / iagree (in an order of their own) */
     int coll_after_barrier;            /* the last collective called on it was a barrier */
     int coll_barrier_next;             /* the collective (enum ferry_coll_kind) called right after the

@@ -146,6 +146,78 @@ static void attach_races(void)
     }
 }
 
+/* ---- blocking and nonblocking collectives in orders of their own ------------ */
+/* MPI wants every rank to call a communicator's collectives in one order, so
+ * a program that starts nonblocking collectives before blocking ones on one
+ * rank and after them on the others is erroneous; MPICH and Open MPI run it
+ * anyway (their nonblocking collectives take tags of their own) and programs
+ * rely on that: mpi4py's Iagree falls back to an Iallreduce, which its test
+ * starts on one rank before a Barrier that the others enter first. */
+static void apart_once(MPI_Comm comm, int it)
+{
+    int r, n;
+    CHECK_RC(MPI_Comm_rank(comm, &r));
+    CHECK_RC(MPI_Comm_size(comm, &n));
+    for (int root = 0; root < n; root++) {
+        int x = ival(r, it, root), sum = -1, mx = -1, b = r == root ? 1000 + it : -1, dsum = -1;
+        MPI_Request q[4];
+        MPI_Comm d = MPI_COMM_NULL;
+        CHECK_RC(MPI_Barrier(comm));
+        if (r == root) {
+            CHECK_RC(MPI_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, comm, &q[0]));
+            CHECK_RC(MPI_Ibcast(&b, 1, MPI_INT, root, comm, &q[1]));
+            CHECK_RC(MPI_Ibarrier(comm, &q[2]));
+            CHECK_RC(MPI_Comm_idup(comm, &d, &q[3]));
+            if (n > 1) {
+                int flag = 1;
+                CHECK_RC(MPI_Test(&q[0], &flag, MPI_STATUS_IGNORE));
+                CHECK(!flag, "root %d: Iallreduce done before the others started it", root);
+            }
+            CHECK_RC(MPI_Barrier(comm));
+            CHECK_RC(MPI_Allreduce(&x, &mx, 1, MPI_INT, MPI_MAX, comm));
+        } else {
+            CHECK_RC(MPI_Barrier(comm));
+            CHECK_RC(MPI_Allreduce(&x, &mx, 1, MPI_INT, MPI_MAX, comm));
+            CHECK_RC(MPI_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, comm, &q[0]));
+            CHECK_RC(MPI_Ibcast(&b, 1, MPI_INT, root, comm, &q[1]));
+            CHECK_RC(MPI_Ibarrier(comm, &q[2]));
+            CHECK_RC(MPI_Comm_idup(comm, &d, &q[3]));
+        }
+        CHECK_RC(MPI_Waitall(4, q, MPI_STATUSES_IGNORE));
+        CHECK_RC(MPI_Allreduce(&x, &dsum, 1, MPI_INT, MPI_SUM, d));
+        CHECK_RC(MPI_Comm_free(&d));
+        int want_sum = 0, want_max = -1;
+        for (int q2 = 0; q2 < n; q2++) {
+            want_sum += ival(q2, it, root);
+            want_max = ival(q2, it, root) > want_max ? ival(q2, it, root) : want_max;
+        }
+        CHECK(sum == want_sum && dsum == want_sum && mx == want_max && b == 1000 + it,
+              "root %d, round %d: Iallreduce %d, on the Comm_idup copy %d (want %d), Allreduce %d (want %d), "
+              "Ibcast %d (want %d)",
+              root, it, sum, dsum, want_sum, mx, want_max, b, 1000 + it);
+    }
+}
+
+static void apart(void)
+{
+    /* every allreduce algorithm, the barrier's and bcast's in turn beside it;
+     * 4 rounds each, so that both kinds of calls reach their shared-memory
+     * segments (created at the third eligible call of each) */
+    for (int i = 0; i < ct_nalgs(ct_allreduce); i++) {
+        ct_force("allreduce", ct_allreduce[i]);
+        ct_force("barrier", ct_barrier[i % ct_nalgs(ct_barrier)]);
+        ct_force("bcast", ct_bcast[i % ct_nalgs(ct_bcast)]);
+        MPI_Comm comm;
+        CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+        for (int it = 0; it < 4; it++)
+            apart_once(comm, it);
+        CHECK_RC(MPI_Comm_free(&comm));
+    }
+    ct_force("allreduce", "auto");
+    ct_force("barrier", "auto");
+    ct_force("bcast", "auto");
+}
+
 /* ---- user point-to-point alongside ------------------------------------------ */
 static void with_p2p(void)
 {
@@ -213,6 +285,7 @@ int main(int argc, char **argv)
     }
     nonblocking_only();
     attach_races();
+    apart();
     /* collectives on two communicators in flight, finished crosswise */
     int a = rank, b = 2 * rank, ra = -1, rb = -1;
     MPI_Request r2[2];
