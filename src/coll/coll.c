@@ -61,12 +61,10 @@ int ferry_coll(enum ferry_coll_kind kind, struct ferry_comm *c, const struct fer
         s = nb ? sched_new_nb(c) : sched_new(c);
         coll_build_fn fn = coll_inter[kind];
         rc = fn ? fn(s, a) : MPI_ERR_COMM;
-    } else if (nb && shm_deferring(kind, c, a)) {
+    } else if (note_call(kind, c, a), nb && shm_deferring(kind, c, a)) {
         s = sched_new_nb(c);
         rc = shm_defer(s, kind, a);
     } else {
-        if (!nb)
-            note_call(kind, c, a);
         const struct coll_alg *alg = choose(kind, c, a, req == NULL);
         /* blocking calls of the shared-memory algorithms skip the schedule;
          * they still take the call's tag, as a schedule would, so that a

@@ -72,8 +72,9 @@
 struct shm_line {
     uint64_t red, done;
     uint64_t blocked;   /* oversubscribed: the barrier step whose arrivals r waits for (0: none) */
+    uint64_t role;      /* the last barrier step r arrived at and waits in as its lead or last rank */
     int32_t cpu;        /* ... and the CPU r ran on then */
-    char pad[FERRY_CACHELINE - 3 * sizeof(uint64_t) - sizeof(int32_t)];
+    char pad[FERRY_CACHELINE - 4 * sizeof(uint64_t) - sizeof(int32_t)];
 };
 
 /* Rank r's post of step s: the step's sequence number once r's input is
@@ -624,14 +625,33 @@ static int mates_have_work(struct shm_comm *m, uint64_t s)
  * for the root to be scheduled (oversubscribed, each such wait is a context
  * switch). Flat with a last rank: that rank also waits for the others to
  * have left (their done flags), so that a gather or reduce to it after the
- * barrier finds their data posted. */
+ * barrier finds their data posted.
+ *
+ * The roles come from each rank's own prediction, which is the same on every
+ * rank when the ranks call their collectives in one order. Programs that
+ * start nonblocking collectives at different points among the blocking ones
+ * (sched.h) can leave two ranks each taking itself for the lead, or for the
+ * last rank, each waiting for the other: so a rank in such a role first says
+ * so (its role flag: it has arrived), and the others count that as arrived,
+ * or as left. The flag wakes no sleeper (no system call on the usual path):
+ * a rank that only waits for it, in such a program, wakes at the sleep's
+ * timeout. */
+static int arrived_or_role(struct shm_comm *m, int r, uint64_t s)
+{
+    return get(arrive(m, r, s)) >= s || get(&line(m, r)->role) >= s;
+}
+
 static int barrier_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
 {
     struct shm_comm *m = o->m;
     o->keep_cpu = 0;
     if (o->lead >= 0 && m->rank == o->lead) {
+        if (o->phase == 0) {
+            __atomic_store_n(&line(m, m->rank)->role, s, __ATOMIC_RELEASE);
+            o->phase = 1;
+        }
         for (; o->idx < m->n; o->idx++)
-            if (o->idx != o->lead && get(arrive(m, o->idx, s)) < s)
+            if (o->idx != o->lead && !arrived_or_role(m, o->idx, s))
                 return 0;
         put(m, arrive(m, m->rank, s), s);
         return 1;
@@ -651,11 +671,12 @@ static int barrier_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
             }
         if (m->rank != o->last)
             return 1;
+        __atomic_store_n(&line(m, m->rank)->role, s, __ATOMIC_RELEASE);
         o->phase = 2;
         o->idx = 0;
     }
     for (; o->idx < m->n; o->idx++)
-        if (o->idx != m->rank && get(&line(m, o->idx)->done) < s)
+        if (o->idx != m->rank && get(&line(m, o->idx)->done) < s && get(&line(m, o->idx)->role) < s)
             return 0;
     return 1;
 }
@@ -672,9 +693,7 @@ static int barrier_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
 static void barrier_roles(struct shm_op *o)
 {
     struct ferry_comm *c = o->m->comm;
-    /* the prediction follows the blocking calls, which every rank makes in
-     * the same order; an Ibarrier may sit anywhere among them (coll/sched.h) */
-    int next = o->m->nb ? -1 : c->coll_barrier_next, root = o->m->nb ? -1 : c->coll_barrier_root;
+    int next = c->coll_barrier_next, root = c->coll_barrier_root;
     o->lead = o->last = -1;
     switch (ferry_cfg.coll_shm_barrier) {
     case FERRY_SHM_BARRIER_FLAT:

@@ -198,6 +198,54 @@ static void apart_once(MPI_Comm comm, int it)
     }
 }
 
+/* The shared-memory barrier prepares for the collective that followed the
+ * previous barrier (a bcast's root leaves first), as each rank saw it. Here
+ * rank 0 saw an Ibcast from 0 follow the first barrier and the others an
+ * Ibcast from 1: at the second barrier ranks 0 and 1 both take themselves for
+ * the one the others wait for; it must still finish. The same with Ireduce
+ * (its root leaves the barrier last). */
+static void roles_apart(void)
+{
+    if (size < 2)
+        return;
+    MPI_Comm comm;
+    CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+    for (int it = 0; it < 8; it++) {   /* the barriers take shared memory from the third */
+        int bx = rank == 0 ? 100 + it : -1, by = rank == 1 ? 200 + it : -1;
+        MPI_Request q[2];
+        if (rank != 0)
+            CHECK_RC(MPI_Ibcast(&bx, 1, MPI_INT, 0, comm, &q[0]));
+        CHECK_RC(MPI_Barrier(comm));
+        if (rank == 0)
+            CHECK_RC(MPI_Ibcast(&bx, 1, MPI_INT, 0, comm, &q[0]));
+        else
+            CHECK_RC(MPI_Ibcast(&by, 1, MPI_INT, 1, comm, &q[1]));
+        CHECK_RC(MPI_Barrier(comm));
+        if (rank == 0)
+            CHECK_RC(MPI_Ibcast(&by, 1, MPI_INT, 1, comm, &q[1]));
+        CHECK_RC(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+        CHECK(bx == 100 + it && by == 200 + it, "round %d: Ibcast from 0 gave %d, from 1 %d", it, bx, by);
+    }
+    for (int it = 0; it < 8; it++) {
+        int v = rank + it, sx = -1, sy = -1, want = size * (size - 1) / 2 + size * it;
+        MPI_Request q[2];
+        if (rank != 0)
+            CHECK_RC(MPI_Ireduce(&v, &sx, 1, MPI_INT, MPI_SUM, 0, comm, &q[0]));
+        CHECK_RC(MPI_Barrier(comm));
+        if (rank == 0)
+            CHECK_RC(MPI_Ireduce(&v, &sx, 1, MPI_INT, MPI_SUM, 0, comm, &q[0]));
+        else
+            CHECK_RC(MPI_Ireduce(&v, &sy, 1, MPI_INT, MPI_SUM, 1, comm, &q[1]));
+        CHECK_RC(MPI_Barrier(comm));
+        if (rank == 0)
+            CHECK_RC(MPI_Ireduce(&v, &sy, 1, MPI_INT, MPI_SUM, 1, comm, &q[1]));
+        CHECK_RC(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+        CHECK((rank != 0 || sx == want) && (rank != 1 || sy == want), "round %d: Ireduce to 0 gave %d, to 1 %d (want %d)",
+              it, sx, sy, want);
+    }
+    CHECK_RC(MPI_Comm_free(&comm));
+}
+
 static void apart(void)
 {
     /* every allreduce algorithm, the barrier's and bcast's in turn beside it;
@@ -286,6 +334,7 @@ int main(int argc, char **argv)
     nonblocking_only();
     attach_races();
     apart();
+    roles_apart();
     /* collectives on two communicators in flight, finished crosswise */
     int a = rank, b = 2 * rank, ra = -1, rb = -1;
     MPI_Request r2[2];
