@@ -10,7 +10,12 @@
  * seek_shared / get_position_shared, and write_ordered / read_ordered (rank
  * order), also the split ordered forms and iwrite_shared + Wait; "external32"
  * views (ints through a strided filetype, doubles): every byte in the file
- * big-endian, read back through the view into a strided memory type. */
+ * big-endian, read back through the view into a strided memory type;
+ * MPI_Register_datarep: a new name registers, the same name again and a
+ * predefined one give MPI_ERR_DUP_DATAREP, and a view in a registered
+ * representation without conversion functions (MPI_CONVERSION_FN_NULL)
+ * writes and reads the data as it is in memory (MPICH 4.0.2 lets a
+ * predefined name be registered, and its set_view takes "native" only). */
 #include "io_common.h"
 
 static int rank, size;
@@ -325,6 +330,61 @@ static void shared_pointer(const char *name)
     CHECK_RC(MPI_File_close(&fh));
 }
 
+static int rep_extent(MPI_Datatype type, MPI_Aint *extent, void *extra)
+{
+    MPI_Aint lb;
+    (void)extra;
+    return MPI_Type_get_extent(type, &lb, extent);
+}
+
+static int err_class(int rc)
+{
+    int cls = rc;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &cls);
+    return cls;
+}
+
+static void user_datarep(const char *name)
+{
+    MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
+    CHECK_RC(MPI_Register_datarep("ferry-test-rep", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, rep_extent,
+                                  NULL));
+    int rc = MPI_Register_datarep("ferry-test-rep", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, rep_extent,
+                                  NULL);
+    CHECK(err_class(rc) == MPI_ERR_DUP_DATAREP, "second registration of a name: class %d", err_class(rc));
+    if (!tc_mpich_version()) {   /* MPICH 4.0.2 (ROMIO) lets a predefined name be registered */
+        rc = MPI_Register_datarep("native", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, rep_extent, NULL);
+        CHECK(err_class(rc) == MPI_ERR_DUP_DATAREP, "registration of \"native\": class %d", err_class(rc));
+    }
+    MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_ARE_FATAL);
+    if (tc_mpich_version())
+        return;   /* MPICH 4.0.2's MPI_File_set_view takes "native" only */
+
+    MPI_File fh;
+    MPI_Status st;
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, &fh));
+    CHECK_RC(MPI_File_set_size(fh, 0));
+    CHECK_RC(MPI_File_set_view(fh, (MPI_Offset)rank * 8 * sizeof(double), MPI_DOUBLE, MPI_DOUBLE, "ferry-test-rep",
+                               MPI_INFO_NULL));
+    MPI_Offset disp;
+    MPI_Datatype et, ft;
+    char rep[MPI_MAX_DATAREP_STRING];
+    CHECK_RC(MPI_File_get_view(fh, &disp, &et, &ft, rep));
+    CHECK(!strcmp(rep, "ferry-test-rep"), "get_view gave datarep '%s'", rep);
+    double out[8], in[8];
+    for (int i = 0; i < 8; i++)
+        out[i] = rank * 10 + i + 0.25;
+    CHECK_RC(MPI_File_write_at_all(fh, 0, out, 8, MPI_DOUBLE, &st));
+    CHECK_RC(MPI_File_sync(fh));
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    CHECK_RC(MPI_File_read_at(fh, (MPI_Offset)rank * 8 * sizeof(double), in, 8, MPI_DOUBLE, &st));
+    for (int i = 0; i < 8; i++)
+        CHECK(in[i] == out[i], "datarep ferry-test-rep: element %d in the file is %g, wrote %g", i, in[i], out[i]);
+    CHECK_RC(MPI_File_close(&fh));
+}
+
 int main(int argc, char **argv)
 {
     tc_init(&argc, &argv, &rank, &size);
@@ -333,5 +393,7 @@ int main(int argc, char **argv)
     strided_view(name);
     external32_view(name);
     shared_pointer(name);
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    user_datarep(name);
     return tc_finish("io_view");
 }

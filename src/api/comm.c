@@ -288,8 +288,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     struct ferry_comm *c, *n;
     struct ferry_info *in;
     int rc = check_comm(comm, &c, "MPI_Comm_split_type");
-    if (rc || (rc = ferry_api_need_intra(c, "MPI_Comm_split_type")) ||
-        (rc = info_arg(c, info, &in, "MPI_Comm_split_type")))
+    if (rc || (rc = info_arg(c, info, &in, "MPI_Comm_split_type")))
         return rc;
     if ((rc = check_out(newcomm, "newcomm", "MPI_Comm_split_type")))
         return rc;
@@ -314,12 +313,18 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
          * or without the hint, MPI_COMM_NULL). Ferry takes a node's ranks as
          * those that share a directory. */
         const char *dir = ferry_info_lookup(in, "nbhd_common_dirname");
-        int agreed = hint_agreed(c, dir);
+        int agreed = hint_agreed(c->remote ? c->local_comm : c, dir);
         color = dir && agreed && access(dir, R_OK | X_OK) == 0 ? node_color() : MPI_UNDEFINED;
     } else {
         return ferry_error(c, MPI_ERR_ARG, "MPI_Comm_split_type", "unknown split type %d", split_type);
     }
-    ferry_api_split(c, color, key, &n);
+    /* an intercommunicator splits as MPI_Comm_split splits one (as MPICH
+     * does): each group by the type's colour, the new intercommunicator
+     * pairing the local and remote members of a colour */
+    if (c->remote)
+        ferry_api_intercomm_split(c, color, key, &n);
+    else
+        ferry_api_split(c, color, key, &n);
     /* the hints given apply to the new communicator (as Comm_dup_with_info) */
     if (n)
         n->info = hints_of(in);

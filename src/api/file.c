@@ -201,6 +201,35 @@ int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
     return MPI_SUCCESS;
 }
 
+/* User data representations (MPI-3.1 13.5.3). Registered names are kept
+ * for the life of the process (MPI has no way to unregister one); a second
+ * registration of a name, or of a predefined one, is MPI_ERR_DUP_DATAREP.
+ * A view may use a registered representation whose conversion functions
+ * are both MPI_CONVERSION_FN_NULL: the data then goes to the file as it is
+ * in memory. Conversion functions themselves are not applied yet, so a view
+ * with a representation that has them is MPI_ERR_UNSUPPORTED_DATAREP. */
+struct datarep {
+    char name[MPI_MAX_DATAREP_STRING];
+    int converts;   /* has a read or write conversion function */
+    MPI_Datarep_extent_function *extent_fn;
+    void *extra_state;
+    struct datarep *next;
+};
+static struct datarep *datareps;
+
+static int predefined_datarep(const char *name)
+{
+    return !strcmp(name, "native") || !strcmp(name, "internal") || !strcmp(name, "external32");
+}
+
+static const struct datarep *find_datarep(const char *name)
+{
+    for (const struct datarep *d = datareps; d; d = d->next)
+        if (!strcmp(d->name, name))
+            return d;
+    return NULL;
+}
+
 /* ---- views ------------------------------------------------------------------------ */
 
 #pragma weak MPI_File_set_view = PMPI_File_set_view
@@ -233,10 +262,14 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     } else if (!datarep) {
         bad = MPI_ERR_ARG;
         snprintf(why, sizeof why, "datarep is NULL");
-    } else if (strcmp(datarep, "native") && strcmp(datarep, "internal") && strcmp(datarep, "external32")) {
+    } else if (!predefined_datarep(datarep) && !find_datarep(datarep)) {
         bad = MPI_ERR_UNSUPPORTED_DATAREP;
-        snprintf(why, sizeof why, "data representation '%s' is not supported (\"native\", \"internal\" and "
-                 "\"external32\" are)", datarep);
+        snprintf(why, sizeof why, "data representation '%s' is neither predefined (\"native\", \"internal\", "
+                 "\"external32\") nor registered", datarep);
+    } else if (!predefined_datarep(datarep) && find_datarep(datarep)->converts) {
+        bad = MPI_ERR_UNSUPPORTED_DATAREP;
+        snprintf(why, sizeof why, "data representation '%s': conversion functions are not supported (only "
+                 "MPI_CONVERSION_FN_NULL)", datarep);
     } else if (!strcmp(datarep, "external32") && (!ferry_view_ext32_ok(et) || !ferry_view_ext32_ok(ft))) {
         bad = MPI_ERR_UNSUPPORTED_DATAREP;
         snprintf(why, sizeof why, "external32: the %s's elements differ in size from external32's",
@@ -328,22 +361,39 @@ int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *e
     return MPI_SUCCESS;
 }
 
-/* The predefined representations only ("native", "internal" = native,
- * "external32"): user-defined conversion functions are not supported. */
+static int register_datarep(const char *datarep, int converts, MPI_Datarep_extent_function *extent_fn,
+                            void *extra_state, const char *fn)
+{
+    FERRY_API_ENTER();
+    int rc = check_init(fn);
+    if (rc)
+        return rc;
+    if (!datarep || !*datarep || strlen(datarep) >= MPI_MAX_DATAREP_STRING)
+        return ferry_file_error(NULL, MPI_ERR_ARG, fn, "data representation name is %s",
+                                !datarep ? "NULL" : !*datarep ? "empty" : "longer than MPI_MAX_DATAREP_STRING - 1");
+    if (!extent_fn)
+        return ferry_file_error(NULL, MPI_ERR_ARG, fn, "dtype_file_extent_fn is NULL");
+    if (predefined_datarep(datarep) || find_datarep(datarep))
+        return ferry_file_error(NULL, MPI_ERR_DUP_DATAREP, fn, "data representation '%s' is %s", datarep,
+                                predefined_datarep(datarep) ? "predefined" : "already registered");
+    struct datarep *d = ferry_xcalloc(1, sizeof *d);
+    snprintf(d->name, sizeof d->name, "%s", datarep);
+    d->converts = converts;
+    d->extent_fn = extent_fn;
+    d->extra_state = extra_state;
+    d->next = datareps;
+    datareps = d;
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Register_datarep = PMPI_Register_datarep
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
                           MPI_Datarep_conversion_function *write_conversion_fn,
                           MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
-    FERRY_API_ENTER();
-    int rc = check_init("MPI_Register_datarep");
-    if (rc)
-        return rc;
-    if (datarep && (!strcmp(datarep, "native") || !strcmp(datarep, "internal") || !strcmp(datarep, "external32")))
-        return ferry_file_error(NULL, MPI_ERR_DUP_DATAREP, "MPI_Register_datarep",
-                                "data representation '%s' is predefined", datarep);
-    return ferry_file_error(NULL, MPI_ERR_UNSUPPORTED_DATAREP, "MPI_Register_datarep",
-                            "user-defined data representations are not supported");
+    return register_datarep(datarep, read_conversion_fn != MPI_CONVERSION_FN_NULL ||
+                                         write_conversion_fn != MPI_CONVERSION_FN_NULL,
+                            dtype_file_extent_fn, extra_state, "MPI_Register_datarep");
 }
 
 #pragma weak MPI_Register_datarep_c = PMPI_Register_datarep_c
@@ -351,8 +401,9 @@ int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function
                             MPI_Datarep_conversion_function_c *write_conversion_fn,
                             MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
-    FERRY_API_ENTER();
-    return PMPI_Register_datarep(datarep, NULL, NULL, dtype_file_extent_fn, extra_state);
+    return register_datarep(datarep, read_conversion_fn != MPI_CONVERSION_FN_NULL_C ||
+                                         write_conversion_fn != MPI_CONVERSION_FN_NULL_C,
+                            dtype_file_extent_fn, extra_state, "MPI_Register_datarep_c");
 }
 
 /* ---- file pointers ---------------------------------------------------------------- */

@@ -182,6 +182,37 @@ static int oversub_takes_rings(int both)
     return !both && ferry_rt.local_size <= 2 * ferry_rt.local_cpus;
 }
 
+/* A rendezvous message this rank sent itself: the sending request and its
+ * buffer are in this process, so the receive copies the data now and both
+ * requests complete here (the sender as on FIN), as MPICH does with a
+ * message to self. Through the ring to itself, the CTS and the DATA would
+ * each wait for a later progress pass: a receive tested once would stay
+ * incomplete, and mpi4py's pkl5 tests free the buffer of such a request
+ * after one Test and so had it written after it was freed. */
+static void self_rndv(struct ferry_request *r, uint64_t sreq, size_t bytes)
+{
+    struct ferry_request *s = (struct ferry_request *)(uintptr_t)sreq;
+    size_t n = FERRY_MIN(bytes, r->bytes);
+    if (ferry_dt_is_contig(r->dt, r->count)) {
+        ferry_dt_pack(s->dt, s->buf, 0, (char *)ferry_dt_contig_ptr(r->dt, r->buf), n);
+    } else if (ferry_dt_is_contig(s->dt, s->count)) {
+        ferry_dt_unpack(r->dt, r->buf, 0, ferry_dt_contig_ptr(s->dt, s->buf), n);
+    } else {
+        char bounce[16384];
+        for (size_t off = 0; off < n; off += sizeof bounce) {
+            size_t len = FERRY_MIN(sizeof bounce, n - off);
+            ferry_dt_pack(s->dt, s->buf, off, bounce, len);
+            ferry_dt_unpack(r->dt, r->buf, off, bounce, len);
+        }
+    }
+    finish_recv(r, r->status.MPI_SOURCE, r->status.MPI_TAG, bytes);
+    struct ferry_pkt fin;
+    memset(&fin, 0, sizeof fin);
+    fin.type = FERRY_PKT_FIN;
+    fin.sreq = sreq;
+    ferry_proto_on_fin(ferry_rt.world_rank, &fin);
+}
+
 /* The receive r matched a rendezvous message announced by an RTS. */
 static void start_rndv(struct ferry_request *r, int src_world, int src, int tag, size_t bytes, uint64_t sreq,
                        uint64_t addr)
@@ -192,6 +223,10 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
     r->done_bytes = 0;
     r->status.MPI_SOURCE = src;
     r->status.MPI_TAG = tag;
+    if (src_world == ferry_rt.world_rank) {
+        self_rndv(r, sreq, bytes);
+        return;
+    }
     if (bytes == 0) {
         send_ctrl(src_world, FERRY_PKT_FIN, sreq, 0);
         finish_recv(r, src, tag, 0);

@@ -11,8 +11,8 @@
  * with different tags (the context id is unique on every member, even on
  * members that used more ids than the others), a nested create_group from a subcommunicator with a
  * reversed group, and repeated creation with one tag. Comm_split_type
- * (MPI_COMM_TYPE_SHARED against processor names, key order, MPI_UNDEFINED; the MPI-4 hardware
- * splits give MPI_COMM_NULL).
+ * (MPI_COMM_TYPE_SHARED against processor names, key order, MPI_UNDEFINED, of an
+ * intercommunicator; the MPI-4 hardware splits give MPI_COMM_NULL).
  * Comm_idup (Wait and Test complete it, the communicator works, the request
  * becomes MPI_REQUEST_NULL; it returns before the other members call it;
  * several in flight among blocking dups and splits on ranks that used
@@ -307,6 +307,47 @@ static void test_split_type(void)
                 ref[n++] = i;
         check_comm(c, ref, n, "split_type(shared, evens)");
         CHECK_RC(MPI_Comm_free(&c));
+    }
+    /* an intercommunicator (evens | odds) splits like MPI_Comm_split of one:
+     * an intercommunicator of this node's members of each group (local
+     * ranks in key order), MPI_UNDEFINED gives MPI_COMM_NULL (mpi4py's
+     * test_comm_inter; Ferry refused intercommunicators here) */
+    if (size >= 2) {
+        MPI_Comm half, inter, ic;
+        CHECK_RC(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half));
+        CHECK_RC(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 61, &inter));
+        CHECK_RC(MPI_Comm_split_type(inter, MPI_COMM_TYPE_SHARED, size - rank, MPI_INFO_NULL, &ic));
+        CHECK(ic != MPI_COMM_NULL, "split_type(shared) of an intercommunicator gave MPI_COMM_NULL");
+        int is_inter = 0, lsize, rsize, lrank, nl = 0, nr = 0, before = 0;
+        CHECK_RC(MPI_Comm_test_inter(ic, &is_inter));
+        CHECK(is_inter, "split_type(shared) of an intercommunicator gave an intracommunicator");
+        CHECK_RC(MPI_Comm_size(ic, &lsize));
+        CHECK_RC(MPI_Comm_remote_size(ic, &rsize));
+        CHECK_RC(MPI_Comm_rank(ic, &lrank));
+        for (int i = 0; i < size; i++) {
+            if (strcmp(all + (size_t)i * MPI_MAX_PROCESSOR_NAME, mine))
+                continue;
+            if (i % 2 == rank % 2) {
+                nl++;
+                before += i > rank;   /* key size - i: higher world ranks first */
+            } else {
+                nr++;
+            }
+        }
+        CHECK(lsize == nl && rsize == nr && lrank == before,
+              "split_type(shared) of an intercommunicator: size %d remote %d rank %d, expected %d %d %d", lsize,
+              rsize, lrank, nl, nr, before);
+        /* local rank 0 of each side sends its world rank to the other side's 0 */
+        if (lrank == 0) {
+            int got = -1;
+            CHECK_RC(MPI_Sendrecv(&rank, 1, MPI_INT, 0, 5, &got, 1, MPI_INT, 0, 5, ic, MPI_STATUS_IGNORE));
+            CHECK(got >= 0 && got % 2 != rank % 2, "intercommunicator from split_type: got %d", got);
+        }
+        CHECK_RC(MPI_Comm_free(&ic));
+        CHECK_RC(MPI_Comm_split_type(inter, MPI_UNDEFINED, 0, MPI_INFO_NULL, &ic));
+        CHECK(ic == MPI_COMM_NULL, "split_type(MPI_UNDEFINED) of an intercommunicator gave a communicator");
+        CHECK_RC(MPI_Comm_free(&inter));
+        CHECK_RC(MPI_Comm_free(&half));
     }
     /* MPI-4 hardware splits: no resource finer than the node, so MPI_COMM_NULL
      * everywhere (MPI_COMM_TYPE_* come from MPICH's header too) */
