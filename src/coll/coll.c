@@ -24,10 +24,11 @@ static int root_of(enum ferry_coll_kind kind, const struct ferry_coll_args *a)
 
 /* Remember what follows a barrier: the shared-memory barrier orders its
  * ranks' leaving for the collective that came after the previous
- * one (shm_coll.c). Every rank calls the blocking collectives of a
- * communicator in the same order with the same roots, so every rank predicts
- * the same (nonblocking ones are not noted: they may sit anywhere among the
- * blocking ones, see sched.h). */
+ * one (shm_coll.c). Every rank calls the collectives of a communicator in
+ * the same order with the same roots, so every rank predicts the same; in a
+ * program whose ranks start nonblocking ones at different points among the
+ * blocking ones (sched.h) predictions can differ, and the barrier copes
+ * (barrier_step). */
 static void note_call(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a)
 {
     if (c->coll_after_barrier) {
