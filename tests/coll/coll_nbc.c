@@ -3,7 +3,9 @@
  * Testall / Waitsome, mixed with user point-to-point traffic (same tags,
  * ANY_SOURCE / ANY_TAG receives must not see collective traffic), and real
  * progress: a rank blocked in MPI_Recv must keep its collectives moving so
- * that a peer that waits for the collective can send what it waits for. */
+ * that a peer that waits for the collective can send what it waits for.
+ * Also blocking and nonblocking collectives started in different orders on
+ * different ranks, which MPICH and Open MPI keep apart (apart, roles_apart). */
 #include "collt.h"
 
 static int rank, size;
