@@ -59,11 +59,11 @@ int ferry_coll(enum ferry_coll_kind kind, struct ferry_comm *c, const struct fer
     struct ferry_sched *s;
     int rc, nb = req != NULL;
     if (c->remote) {
-        s = nb ? sched_new_nb(c) : sched_new(c);
+        s = sched_new(c, nb);
         coll_build_fn fn = coll_inter[kind];
         rc = fn ? fn(s, a) : MPI_ERR_COMM;
     } else if (note_call(kind, c, a), nb && shm_deferring(kind, c, a)) {
-        s = sched_new_nb(c);
+        s = sched_new(c, 1);
         rc = shm_defer(s, kind, a);
     } else {
         const struct coll_alg *alg = choose(kind, c, a, req == NULL);
@@ -74,7 +74,7 @@ int ferry_coll(enum ferry_coll_kind kind, struct ferry_comm *c, const struct fer
             c->coll_seq++;
             return alg->direct(kind, c, a);
         }
-        s = nb ? sched_new_nb(c) : sched_new(c);
+        s = sched_new(c, nb);
         rc = alg->build(s, a);
     }
     if (rc) {

@@ -101,7 +101,7 @@ static int round_done(struct ferry_sched *s, struct sched_step *st)
 int ferry_coll_agree_ctx_start(struct ferry_comm *parent, struct ferry_comm *newcomm, int nids,
                                struct ferry_request **req)
 {
-    struct ferry_sched *s = sched_new_nb(parent);   /* Comm_idup: a nonblocking collective */
+    struct ferry_sched *s = sched_new(parent, 1);   /* Comm_idup: a nonblocking collective */
     struct agree *g = sched_alloc(s, sizeof *g);
     *g = (struct agree){.newcomm = newcomm, .nids = nids};
     newcomm->refs++;   /* until its id is set, whatever the application frees */

@@ -44,13 +44,10 @@ _Static_assert(SPACE_COUNT <= 4 && (3 << TAG_SEQ_BITS) < TAG_NBC, "space bits st
 
 static struct ferry_sched *sched_make(struct ferry_comm *c, int tag);
 
-struct ferry_sched *sched_new(struct ferry_comm *c)
+struct ferry_sched *sched_new(struct ferry_comm *c, int nb)
 {
-    return sched_make(c, (int)(c->coll_seq++ & TAG_SEQ_MASK));
-}
-
-struct ferry_sched *sched_new_nb(struct ferry_comm *c)
-{
+    if (!nb)
+        return sched_make(c, (int)(c->coll_seq++ & TAG_SEQ_MASK));
     struct ferry_sched *s = sched_make(c, (int)(c->nbc_seq++ & TAG_SEQ_MASK) | TAG_NBC);
     s->nb = 1;
     return s;
@@ -303,44 +300,13 @@ void sched_fence(struct ferry_sched *s)
 
 /* ---- running ---------------------------------------------------------------- */
 
-static void copy_data(const void *src, size_t sn, struct ferry_datatype *st, void *dst, size_t dn,
-                      struct ferry_datatype *dt)
-{
-    size_t bytes = FERRY_MIN(ferry_dt_bytes(st, sn), ferry_dt_bytes(dt, dn));
-    if (!bytes)
-        return;
-    int sc = ferry_dt_is_contig(st, sn), dc = ferry_dt_is_contig(dt, dn);
-    if (sc && dc) {
-        memmove((char *)ferry_dt_contig_ptr(dt, dst), ferry_dt_contig_ptr(st, src), bytes);
-    } else if (sc) {
-        ferry_dt_unpack(dt, dst, 0, ferry_dt_contig_ptr(st, src), bytes);
-    } else if (dc) {
-        ferry_dt_pack(st, src, 0, (char *)ferry_dt_contig_ptr(dt, dst), bytes);
-    } else {
-        enum { CHUNK = 64 * 1024 };
-        char *stage = ferry_xmalloc(FERRY_MIN(bytes, (size_t)CHUNK));
-        for (size_t off = 0; off < bytes; off += CHUNK) {
-            size_t len = FERRY_MIN((size_t)CHUNK, bytes - off);
-            ferry_dt_pack(st, src, off, stage, len);
-            ferry_dt_unpack(dt, dst, off, stage, len);
-        }
-        free(stage);
-    }
-}
-
-void sched_copy_now(const void *src, size_t sn, struct ferry_datatype *st, void *dst, size_t dn,
-                    struct ferry_datatype *dt)
-{
-    copy_data(src, sn, st, dst, dn, dt);
-}
-
 static void run_reduce(struct ferry_sched *s, struct sched_step *st)
 {
     struct ferry_op *op = s->op;
     if (st->rev && op->kind == FERRY_OP_USER && !op->commute) {
         /* b = b op a: compute into a, then move the result to b */
         ferry_op_apply(op, st->b, (void *)st->a, st->an, st->at);
-        copy_data(st->a, st->an, st->at, st->b, st->an, st->at);
+        ferry_dt_copy(st->a, st->an, st->at, st->b, st->an, st->at);
     } else {
         ferry_op_apply(op, st->a, st->b, st->an, st->at);
     }
@@ -413,7 +379,7 @@ static int advance(struct ferry_sched *s, int *work)
         if (st->kind == ST_REDUCE)
             run_reduce(s, st);
         else if (st->kind == ST_COPY)
-            copy_data(st->a, st->an, st->at, st->b, st->bn, st->bt);
+            ferry_dt_copy(st->a, st->an, st->at, st->b, st->bn, st->bt);
         s->pos++;
         (*work)++;
     }

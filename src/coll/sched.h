@@ -107,10 +107,9 @@ struct ferry_sched {
     _Alignas(16) unsigned char arena[SCHED_ARENA];
 };
 
-/* A schedule on c, with the next tag of c's blocking collectives ... */
-struct ferry_sched *sched_new(struct ferry_comm *c);
-/* ... or of its nonblocking collectives. */
-struct ferry_sched *sched_new_nb(struct ferry_comm *c);
+/* A schedule on c, with the next tag of c's blocking collectives (nb = 0)
+ * or of its nonblocking ones (nb = 1). */
+struct ferry_sched *sched_new(struct ferry_comm *c, int nb);
 /* ... with the next tag of c's agreements instead (see sched.c). */
 struct ferry_sched *sched_new_agree(struct ferry_comm *c);
 /* Free a schedule that was never started (argument error found late). */
@@ -155,9 +154,6 @@ void sched_fence(struct ferry_sched *s);
  * fn may append steps to s (they run after it): for algorithms whose number
  * of rounds is known only as they run. */
 struct sched_step *sched_poll(struct ferry_sched *s, sched_poll_fn fn, void *arg, uint64_t seq);
-/* Copy as sched_copy does, immediately (for poll functions). */
-void sched_copy_now(const void *src, size_t sn, struct ferry_datatype *st, void *dst, size_t dn,
-                    struct ferry_datatype *dt);
 
 /* Temporary memory freed with the schedule (up to SCHED_ARENA bytes in all
  * come from inside the schedule itself). */

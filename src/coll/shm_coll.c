@@ -333,7 +333,7 @@ static int attach_finish(struct ferry_sched *s, struct sched_step *st)
  * (blocking; returns 0 when the segment is there) or leave it to progress. */
 static int attach(struct ferry_comm *c, struct shm_comm *m, int blocking)
 {
-    struct ferry_sched *s = m->nb ? sched_new_nb(c) : sched_new(c);
+    struct ferry_sched *s = sched_new(c, m->nb);
     struct attach *at = sched_alloc(s, sizeof *at);
     at->m = m;
     char job[64];

@@ -166,6 +166,10 @@ static inline const char *ferry_dt_contig_ptr(const struct ferry_datatype *dt, c
 void ferry_dt_pack(const struct ferry_datatype *dt, const void *buf, size_t off, void *out, size_t len);
 /* Copy len bytes from in to bytes [off, off+len) of the packed stream of (buf, count, dt). */
 void ferry_dt_unpack(const struct ferry_datatype *dt, void *buf, size_t off, const void *in, size_t len);
+/* Copy (src, sn, st) to (dst, dn, dt), as many bytes as the smaller holds:
+ * straight when one side is contiguous, else staged in 64 KiB pieces. */
+void ferry_dt_copy(const void *src, size_t sn, struct ferry_datatype *st, void *dst, size_t dn,
+                   struct ferry_datatype *dt);
 /* The byte ranges holding bytes [off, off+len) of the packed stream of an
  * unbounded sequence of dt elements placed at address 0 (element i at
  * i * extent): fn(ctx, disp, n) for each, in stream order, touching ranges

@@ -9,6 +9,7 @@
 #include "core/datatype.h"
 #include "core/dt_internal.h"
 #include "core/util.h"
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct ferry_dt_node node;
@@ -260,4 +261,29 @@ int ferry_dt_segments(const struct ferry_datatype *dt, size_t off, size_t len, f
     if (st.len && !st.stop)
         st.stop = fn(ctx, st.disp, st.len);
     return st.stop;
+}
+
+void ferry_dt_copy(const void *src, size_t sn, struct ferry_datatype *st, void *dst, size_t dn,
+                   struct ferry_datatype *dt)
+{
+    size_t bytes = FERRY_MIN(ferry_dt_bytes(st, sn), ferry_dt_bytes(dt, dn));
+    if (!bytes)
+        return;
+    int sc = ferry_dt_is_contig(st, sn), dc = ferry_dt_is_contig(dt, dn);
+    if (sc && dc) {
+        memmove((char *)ferry_dt_contig_ptr(dt, dst), ferry_dt_contig_ptr(st, src), bytes);
+    } else if (sc) {
+        ferry_dt_unpack(dt, dst, 0, ferry_dt_contig_ptr(st, src), bytes);
+    } else if (dc) {
+        ferry_dt_pack(st, src, 0, (char *)ferry_dt_contig_ptr(dt, dst), bytes);
+    } else {
+        enum { CHUNK = 64 * 1024 };
+        char *stage = ferry_xmalloc(FERRY_MIN(bytes, (size_t)CHUNK));
+        for (size_t off = 0; off < bytes; off += CHUNK) {
+            size_t len = FERRY_MIN((size_t)CHUNK, bytes - off);
+            ferry_dt_pack(st, src, off, stage, len);
+            ferry_dt_unpack(dt, dst, off, stage, len);
+        }
+        free(stage);
+    }
 }

@@ -192,19 +192,7 @@ static int oversub_takes_rings(int both)
 static void self_rndv(struct ferry_request *r, uint64_t sreq, size_t bytes)
 {
     struct ferry_request *s = (struct ferry_request *)(uintptr_t)sreq;
-    size_t n = FERRY_MIN(bytes, r->bytes);
-    if (ferry_dt_is_contig(r->dt, r->count)) {
-        ferry_dt_pack(s->dt, s->buf, 0, (char *)ferry_dt_contig_ptr(r->dt, r->buf), n);
-    } else if (ferry_dt_is_contig(s->dt, s->count)) {
-        ferry_dt_unpack(r->dt, r->buf, 0, ferry_dt_contig_ptr(s->dt, s->buf), n);
-    } else {
-        char bounce[16384];
-        for (size_t off = 0; off < n; off += sizeof bounce) {
-            size_t len = FERRY_MIN(sizeof bounce, n - off);
-            ferry_dt_pack(s->dt, s->buf, off, bounce, len);
-            ferry_dt_unpack(r->dt, r->buf, off, bounce, len);
-        }
-    }
+    ferry_dt_copy(s->buf, s->count, s->dt, r->buf, r->count, r->dt);
     finish_recv(r, r->status.MPI_SOURCE, r->status.MPI_TAG, bytes);
     struct ferry_pkt fin;
     memset(&fin, 0, sizeof fin);
