@@ -414,8 +414,10 @@ static void truncate_errors(void)
     unsigned char *sb = tc_malloc(big), *rb = tc_malloc(big);
     MPI_Request s, r[2];
     MPI_Status st, sts[2];
-    for (int k = 0; k < 2; k++) {
-        size_t len = k ? big : 40, shortlen = k ? 1000 : 39;
+    /* inline, one eager packet (streamed where FERRY_EAGER_STREAM allows), rendezvous */
+    static const size_t lens[] = {40, 20000, 1048576}, shortlens[] = {39, 1000, 1000};
+    for (int k = 0; k < 3; k++) {
+        size_t len = lens[k], shortlen = shortlens[k];
         tc_fill(sb, len, rank, 900 + (uint64_t)k);
         /* Recv */
         CHECK_RC(MPI_Isend(sb, (int)len, MPI_BYTE, to, 60, MPI_COMM_WORLD, &s));

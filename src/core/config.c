@@ -36,6 +36,13 @@ static const struct config_var vars[] = {
     {"FERRY_EAGER_MAX", &ferry_cfg.eager_max, -1, -1, 1L << 40,
      "Largest message (bytes) sent eagerly in one packet (never more than the packet's payload); larger ones "
      "use rendezvous. -1: from the protocol cost model (FERRY_P2P_MODEL)."},
+    {"FERRY_EAGER_STREAM", &ferry_cfg.eager_stream, 8192, -1, 1L << 40,
+     "Eager messages from this many bytes up are published before they are written: the sender writes the "
+     "packet in FERRY_EAGER_STREAM_CHUNK pieces and publishes each, so the receiver copies each piece out "
+     "while the next goes in, instead of starting after the whole packet. Never while ranks outnumber CPUs "
+     "(the receiver would wait on a sender that has no CPU). -1: never."},
+    {"FERRY_EAGER_STREAM_CHUNK", &ferry_cfg.eager_stream_chunk, 4096, 64, 1L << 30,
+     "Bytes of a streamed eager packet written between two publications of its progress."},
     {"FERRY_COLL_PULL_MIN", &ferry_cfg.coll_pull_min, 8192, -1, 1L << 40,
      "Messages of a binomial reduce (the receiver reduces them straight away) from this many bytes up go by "
      "rendezvous and the receiver pulls them whole with single copy, where the peer allows it, whatever the "

@@ -42,7 +42,8 @@ struct ferry_pkt {
     uint64_t msg_bytes;    /* EAGER/RTS: size of the whole message (packed stream) */
     union {
         struct {
-            uint64_t offset;   /* DATA: position of the payload in the message */
+            uint64_t offset;   /* DATA: position of the payload in the message;
+                                * EAGER with FLAG_STREAM: payload bytes written so far (see send.c) */
             uint64_t sreq;     /* sender's request cookie */
             uint64_t rreq;     /* receiver's request cookie (CTS, DATA) */
             uint64_t addr;     /* RTS: sender buffer address for single copy; 0: not contiguous;
@@ -63,5 +64,6 @@ static_assert(offsetof(struct ferry_pkt, inline_data) == 32, "inline data fills 
 #define FERRY_PKT_FLAG_CANCELLED 0x4 /* CANCEL_REPLY: the message was removed, it will never be received */
 #define FERRY_PKT_FLAG_SPLIT 0x8    /* CTS: split single copy (see FERRY_PKT_CTS) */
 #define FERRY_PKT_FLAG_DECLINED 0x10 /* PUSHED: the sender is busy copying; the receiver pulls its share */
+#define FERRY_PKT_FLAG_STREAM 0x20  /* EAGER: published while its payload is written; `offset` grows */
 
 #endif

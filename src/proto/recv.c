@@ -328,6 +328,38 @@ static const void *eager_data(const struct ferry_pkt *pkt)
     return (pkt->flags & FERRY_PKT_FLAG_INLINE) ? (const void *)pkt->inline_data : (const void *)(pkt + 1);
 }
 
+/* Copy the first n bytes of an EAGER packet's message to buf: unpacked as
+ * dt describes, or as plain bytes when dt is NULL. A streamed packet
+ * (FERRY_PKT_FLAG_STREAM, send.c's eager_write) is copied piece by piece
+ * behind its sender: the acquire load of `offset` pairs with the sender's
+ * release store, so the bytes below it are written. Returns only when the
+ * whole payload is written, n smaller or not: the caller then hands the
+ * packet's slot back to the sender. */
+static void eager_copy(const struct ferry_pkt *pkt, struct ferry_datatype *dt, void *buf, size_t n)
+{
+    const char *src = eager_data(pkt);
+    size_t done = 0, total = (size_t)pkt->msg_bytes;
+    if (!(pkt->flags & FERRY_PKT_FLAG_STREAM))
+        done = total;
+    size_t copied = 0;
+    for (;;) {
+        size_t upto = FERRY_MIN(done, n);
+        if (upto > copied) {
+            if (dt)
+                ferry_dt_unpack(dt, buf, copied, src + copied, upto - copied);
+            else
+                memcpy((char *)buf + copied, src + copied, upto - copied);
+            copied = upto;
+        }
+        if (done == total)
+            return;
+        size_t now;
+        while ((now = (size_t)__atomic_load_n(&pkt->offset, __ATOMIC_ACQUIRE)) == done)
+            cpu_relax();
+        done = now;
+    }
+}
+
 /* Polls of the source's ring before recv_now gives up and leaves the wait to
  * the full path (a few microseconds: a ping-pong reply is back well within). */
 #define RECV_NOW_POLLS 512
@@ -361,7 +393,7 @@ int ferry_proto_recv_now(struct ferry_comm *c, void *buf, size_t count, struct f
     if (pkt->type != FERRY_PKT_EAGER || !ferry_match_ok(pkt->ctx, pkt->src, pkt->tag, c->ctx, src, tag) ||
         pkt->msg_bytes > cap || partial_element(dt, (size_t)pkt->msg_bytes, cap))
         return 0;   /* poll() will handle it (a truncation or type mismatch is reported there) */
-    ferry_dt_unpack(dt, buf, 0, eager_data(pkt), (size_t)pkt->msg_bytes);
+    eager_copy(pkt, dt, buf, (size_t)pkt->msg_bytes);
     if (status != MPI_STATUS_IGNORE)   /* MPI_ERROR stays as the user had it (ferry_request_status_out) */
         ferry_status_set(status, pkt->src, pkt->tag, status->MPI_ERROR, (size_t)pkt->msg_bytes, 0);
     tr->consume(peer);
@@ -385,10 +417,9 @@ void ferry_proto_irecv(struct ferry_request *r)
 
 static void on_eager(int src, const struct ferry_pkt *pkt)
 {
-    const void *payload = eager_data(pkt);
     struct ferry_request *r = ferry_posted_take(pkt->ctx, pkt->src, pkt->tag);
     if (r) {
-        ferry_dt_unpack(r->dt, r->buf, 0, payload, FERRY_MIN((size_t)pkt->msg_bytes, r->bytes));
+        eager_copy(pkt, r->dt, r->buf, FERRY_MIN((size_t)pkt->msg_bytes, r->bytes));
         finish_recv(r, pkt->src, pkt->tag, pkt->msg_bytes);
         return;
     }
@@ -400,7 +431,7 @@ static void on_eager(int src, const struct ferry_pkt *pkt)
     u->msg_id = pkt->msg_id;
     u->bytes = pkt->msg_bytes;
     u->data = ferry_xmalloc(u->bytes);
-    memcpy(u->data, payload, u->bytes);
+    eager_copy(pkt, NULL, u->data, u->bytes);
     ferry_unexp_add(u);
 }
 

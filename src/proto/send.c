@@ -124,6 +124,51 @@ static inline void *eager_payload(struct ferry_pkt *p, size_t bytes)
     return p + 1;
 }
 
+/* Write an eager message's bytes into packet p (envelope filled) and publish
+ * it. From FERRY_EAGER_STREAM bytes up, on a transport whose consumer reads
+ * the packet in place, to a receiver that has taken every earlier packet
+ * (it waits for this one: a ping-pong, a message after a pause), the packet
+ * is published after its first piece and every further piece through the
+ * header's `offset`: the receiver copies a piece out while the next goes in,
+ * where it would otherwise start after the whole packet was written (two
+ * copies one after the other; 16 KiB ping-pong 2.5 against 2.9 us round
+ * trip). Behind in a stream of packets, the receiver would only find the
+ * packet sooner to spin on its header line, slowing the writer
+ * (bi-directional bandwidth at 16 KiB 16.7 against 18.4 GB/s). The release
+ * store of `offset` orders the piece's bytes before it, for the receiver's
+ * acquire load (recv.c, eager_copy). The slot stays ours until the receiver
+ * consumes the packet, which it does only once `offset` reaches the
+ * message's size. Not while ranks outnumber CPUs: the receiver, once it sees
+ * the packet, waits on this rank, which may then be off its CPU. */
+static void eager_write(const struct ferry_transport *tr, int peer, struct ferry_pkt *p, struct ferry_datatype *dt,
+                        const void *buf, size_t bytes)
+{
+    char *dst = eager_payload(p, bytes);
+    size_t chunk = (size_t)ferry_cfg.eager_stream_chunk;
+    if (ferry_cfg.eager_stream < 0 || bytes < (size_t)ferry_cfg.eager_stream || bytes <= chunk || !tr->caught_up ||
+        ferry_rt.oversubscribed || !tr->caught_up(peer)) {
+        ferry_dt_pack(dt, buf, 0, dst, bytes);
+        tr->commit(peer, p);
+        return;
+    }
+    if (FERRY_UNLIKELY(ferry_verbose >= 1)) {
+        static int logged;
+        if (!logged++)
+            ferry_log(1, "eager message of %zu bytes to rank %d streamed in %zu-byte pieces (FERRY_EAGER_STREAM)",
+                      bytes, peer, chunk);
+    }
+    p->flags |= FERRY_PKT_FLAG_STREAM;
+    ferry_dt_pack(dt, buf, 0, dst, chunk);
+    p->offset = chunk;
+    tr->commit(peer, p);
+    for (size_t off = chunk; off < bytes;) {
+        size_t n = FERRY_MIN(chunk, bytes - off);
+        ferry_dt_pack(dt, buf, off, dst + off, n);
+        off += n;
+        __atomic_store_n(&p->offset, (uint64_t)off, __ATOMIC_RELEASE);
+    }
+}
+
 long ferry_proto_sends_inflight(void)
 {
     return sends_inflight;
@@ -197,8 +242,7 @@ static int eager_step(int peer, struct ferry_request *r)
     if (!p)
         return 0;
     fill_envelope(p, r, FERRY_PKT_EAGER);
-    ferry_dt_pack(r->dt, r->buf, 0, eager_payload(p, r->bytes), r->bytes);
-    tr->commit(peer, p);
+    eager_write(tr, peer, p, r->dt, r->buf, r->bytes);
     send_done(r);
     return 1;
 }
@@ -385,8 +429,7 @@ int ferry_proto_send_now(struct ferry_comm *c, const void *buf, size_t count, st
     p->tag = tag;
     p->ctx = c->ctx;
     p->msg_bytes = bytes;
-    ferry_dt_pack(dt, buf, 0, eager_payload(p, bytes), bytes);
-    tr->commit(peer, p);
+    eager_write(tr, peer, p, dt, buf, bytes);
     return 1;
 }
 

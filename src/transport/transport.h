@@ -57,6 +57,13 @@ struct ferry_transport {
      * `peer` (a world rank, -1: none in particular) last waited on the same
      * one. Optional. */
     int (*shares_cpu)(int peer);
+    /* For the packet just reserved for `peer`: whether the peer has taken
+     * every packet committed to it before (so it likely waits for this one).
+     * NULL unless the consumer reads a committed packet where the producer
+     * wrote it (shared memory): only then may a producer commit an EAGER
+     * packet before its payload is written and publish the payload's progress
+     * in the header (FERRY_PKT_FLAG_STREAM), the consumer copying behind it. */
+    int (*caught_up)(int peer);
 };
 
 extern const struct ferry_transport ferry_transport_shm;

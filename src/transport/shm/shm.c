@@ -570,6 +570,17 @@ static int shm_shares_cpu(int peer)
     return __atomic_load_n(&h->cur_cpu, __ATOMIC_RELAXED) == (uint32_t)cpu + 1;
 }
 
+/* The consumer's tail is where the reserved packet starts: it has handed
+ * back every packet before it (a skip before the packet, not yet published,
+ * keeps tail behind: no). One load of the consumer's line, which the next
+ * reserve can use as well. */
+static int shm_caught_up(int peer)
+{
+    struct shm_out *o = &shm.out[peer];
+    o->tail_cache = __atomic_load_n(&o->ctl->tail, __ATOMIC_ACQUIRE);
+    return o->tail_cache == o->head;
+}
+
 const struct ferry_transport ferry_transport_shm = {
     .name = "shm",
     .init = shm_init,
@@ -587,4 +598,5 @@ const struct ferry_transport ferry_transport_shm = {
     .peek = shm_peek,
     .consume = shm_consume,
     .shares_cpu = shm_shares_cpu,
+    .caught_up = shm_caught_up,
 };
