@@ -80,6 +80,7 @@ static struct ferry_sched *sched_make(struct ferry_comm *c, int tag)
     s->space = SPACE_MAIN;
     s->rank = c->rank;
     s->size = ferry_comm_peer_count(c);
+    s->send_peer = -1;
     return s;
 }
 
@@ -205,6 +206,10 @@ void sched_send(struct ferry_sched *s, const void *buf, size_t count, struct fer
     st->an = count;
     st->at = ref(dt);
     st->peer = peer;
+    if (s->send_peer < 0)
+        s->send_space = s->space, s->send_peer = peer;
+    else if (peer != s->send_peer || s->space != s->send_space)
+        s->fanout = 1;
 }
 
 void sched_recv(struct ferry_sched *s, void *buf, size_t count, struct ferry_datatype *dt, int peer)
@@ -322,6 +327,9 @@ static void start_p2p(struct ferry_sched *s, struct sched_step *st)
                         c->ctx + 1, FERRY_MODE_STANDARD);
     st->req = r;
     r->consume = st->consume;
+    /* a rank that sends to several peers (a scatter's or a bcast's root):
+     * with ranks outnumbering CPUs its receivers pull (recv.c) */
+    r->fanout = (uint8_t)(send && s->fanout);
     if (send)
         ferry_proto_isend(r);
     else

@@ -99,6 +99,8 @@ struct ferry_sched {
     int nmem, memcap;
     struct ferry_request *req;             /* the request that completes with the schedule */
     int err;                               /* first error class seen */
+    int send_space, send_peer;             /* the first send's destination (send_peer -1: no send yet) */
+    int fanout;                            /* sends to more than one destination */
     struct ferry_sched *next;              /* list of running schedules */
     /* the space the builders currently address */
     int space, rank, size;

@@ -21,6 +21,7 @@ struct ferry_unexp {
     size_t bytes;           /* message size (packed stream) */
     int rndv;               /* 1: only the RTS arrived; the data is still at the sender */
     int sync;
+    int fanout;             /* rndv: FERRY_PKT_FLAG_FANOUT */
     uint32_t msg_id;        /* sender's number for it (0: not cancellable), see FERRY_PKT_CANCEL */
     uint64_t sreq;          /* rndv: sender cookie */
     uint64_t addr;          /* rndv: sender address for single copy (0: none) */

@@ -55,6 +55,8 @@ struct ferry_request {
     uint8_t consume;         /* the receiver reads the data right after (a collective's reduction).
                               * recv: a rendezvous message is pulled whole with single copy;
                               * send: from FERRY_COLL_PULL_MIN bytes it goes by rendezvous */
+    uint8_t fanout;          /* send: one of a collective's sends from this rank to several
+                              * receivers (its RTS carries FERRY_PKT_FLAG_FANOUT) */
 
     /* arguments */
     void *buf;

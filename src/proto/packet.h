@@ -65,5 +65,7 @@ static_assert(offsetof(struct ferry_pkt, inline_data) == 32, "inline data fills 
 #define FERRY_PKT_FLAG_SPLIT 0x8    /* CTS: split single copy (see FERRY_PKT_CTS) */
 #define FERRY_PKT_FLAG_DECLINED 0x10 /* PUSHED: the sender is busy copying; the receiver pulls its share */
 #define FERRY_PKT_FLAG_STREAM 0x20  /* EAGER: published while its payload is written; `offset` grows */
+#define FERRY_PKT_FLAG_FANOUT 0x40  /* RTS: the sender sends to several receivers at once (a scatter's
+                                     * root): pulled single copy spares it copying for every one */
 
 #endif

@@ -266,6 +266,8 @@ static int op_step(int peer, struct out_op *op)
         if (!(p = tr->reserve(peer, 0)))
             return 0;
         fill_envelope(p, r, FERRY_PKT_RTS);
+        if (r->fanout)
+            p->flags |= FERRY_PKT_FLAG_FANOUT;
         if (ferry_dt_is_contig(r->dt, r->count))
             p->addr = (uint64_t)(uintptr_t)ferry_dt_contig_ptr(r->dt, r->buf);
         tr->commit(peer, p);

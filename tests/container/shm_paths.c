@@ -488,6 +488,16 @@ static void phase_coll(int iters)
             memset(b, 0, sizeof b);
         CHECK_RC(MPI_Bcast(b, (int)sizeof b, MPI_BYTE, root, MPI_COMM_WORLD));
         CHECK_PAT(b, sizeof b, root, 500 + (uint64_t)it, "bcast %d from root %d", it, root);
+        /* blocks that go by rendezvous, from a root sending to every rank */
+        size_t blk = 65536 + 3 * (size_t)it;
+        unsigned char *all = rank == root ? tc_malloc(blk * (size_t)size) : NULL, *mine = tc_malloc(blk);
+        for (int i = 0; all && i < size; i++)
+            tc_fill(all + (size_t)i * blk, blk, i, 700 + (uint64_t)it);
+        memset(mine, 0, blk);
+        CHECK_RC(MPI_Scatter(all, (int)blk, MPI_BYTE, mine, (int)blk, MPI_BYTE, root, MPI_COMM_WORLD));
+        CHECK_PAT(mine, blk, rank, 700 + (uint64_t)it, "scatter %d from root %d", it, root);
+        free(all);
+        free(mine);
     }
 }
 
