@@ -263,11 +263,11 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
         m = FERRY_MECH_PIPELINE;
     } else if (m == FERRY_MECH_CMA && ferry_rt.oversubscribed && (both || fanout) &&
                FERRY_UNLIKELY(ferry_verbose >= 1)) {
-        static int logged[2];
-        if (!logged[fanout]++)
-            ferry_log(1, fanout ? "rendezvous from rank %d, which sends to several ranks at once, while ranks "
-                                  "outnumber CPUs: single copy"
-                                : "rendezvous both ways with rank %d while ranks outnumber CPUs: single copy",
+        static int logged[2];   /* each reason once: both ways (an alltoall's sends fan out too), fan-out */
+        if (!logged[!both]++)
+            ferry_log(1, both ? "rendezvous both ways with rank %d while ranks outnumber CPUs: single copy"
+                              : "rendezvous from rank %d, which sends to several ranks at once, while ranks "
+                                "outnumber CPUs: single copy",
                       src_world);
     }
     /* Large messages both ways between the pair (an exchange, a
