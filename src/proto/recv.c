@@ -359,7 +359,7 @@ static void eager_copy(const struct ferry_pkt *pkt, struct ferry_datatype *dt, v
                 memcpy((char *)buf + copied, src + copied, upto - copied);
             copied = upto;
         }
-        if (done == total)
+        if (done >= total)   /* (never above total from a sound sender; no endless wait if it were) */
             return;
         size_t now;
         while ((now = (size_t)__atomic_load_n(&pkt->offset, __ATOMIC_ACQUIRE)) == done)
