@@ -338,6 +338,40 @@ void ferry_config_load(void)
         die_bad(&vars[0], getenv("FERRY_SHM_RING"));
 }
 
+/* FERRY_* names that are not tunables but are set for Ferry by its own
+ * tools (mpiexec, mpicc, the benchmark and test drivers). */
+static int internal_name(const char *name, size_t len)
+{
+    static const char *const names[] = {"FERRY_LOCAL_RANK", "FERRY_LOCAL_SIZE", "FERRY_MPICC_ACTIVE",
+                                        "FERRY_COMPARE_REEXEC"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == len && !strncmp(names[i], name, len))
+            return 1;
+    return len > 11 && !strncmp(name, "FERRY_TEST_", 11);
+}
+
+int ferry_config_unknown(FILE *out)
+{
+    extern char **environ;
+    int n = 0;
+    for (char **e = environ; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
+        if (strncmp(*e, "FERRY_", 6) || internal_name(*e, len))
+            continue;
+        size_t i;
+        for (i = 0; i < sizeof vars / sizeof vars[0]; i++)
+            if (strlen(vars[i].name) == len && !strncmp(vars[i].name, *e, len))
+                break;
+        if (i < sizeof vars / sizeof vars[0])
+            continue;
+        fprintf(out, "ferry: %.*s is not a Ferry variable and is ignored (`ferry_info --env` lists them)\n", (int)len,
+                *e);
+        n++;
+    }
+    return n;
+}
+
 void ferry_config_print(FILE *out)
 {
     fprintf(out, "%-22s %-10s %s\n", "Variable", "Default", "Meaning");

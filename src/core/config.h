@@ -71,6 +71,10 @@ extern struct ferry_config ferry_cfg;
 void ferry_config_load(void);
 /* Print the table of variables with defaults, current values and help. */
 void ferry_config_print(FILE *out);
+/* Name on out every FERRY_* variable in the environment that is not in the
+ * table (a misspelt tunable would otherwise be ignored silently; UCX warns
+ * the same way); returns how many. */
+int ferry_config_unknown(FILE *out);
 
 /* The table as data (the MPI_T control variables): entry i of count. */
 struct ferry_config_desc {

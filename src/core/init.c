@@ -69,6 +69,8 @@ int ferry_init(int required, int *provided)
         exit(1);
     ferry_rt.world_rank = info.rank;
     ferry_rt.world_size = info.size;
+    if (info.rank == 0)   /* once per job */
+        ferry_config_unknown(stderr);
     ferry_rt.appnum = info.appnum;
     ferry_rt.singleton = info.singleton;
     if (!info.singleton)
