@@ -246,6 +246,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
      * does not leave the others waiting in the collective */
     struct ferry_datatype *et = ferry_datatype_get(etype), *ft = ferry_datatype_get(filetype);
     int bad = 0, writable = !(f->amode & MPI_MODE_RDONLY);
+    const struct datarep *user = datarep && !predefined_datarep(datarep) ? find_datarep(datarep) : NULL;
     char why[256] = "";
     if (!et || !ft) {
         bad = MPI_ERR_TYPE;
@@ -262,11 +263,11 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     } else if (!datarep) {
         bad = MPI_ERR_ARG;
         snprintf(why, sizeof why, "datarep is NULL");
-    } else if (!predefined_datarep(datarep) && !find_datarep(datarep)) {
+    } else if (!predefined_datarep(datarep) && !user) {
         bad = MPI_ERR_UNSUPPORTED_DATAREP;
         snprintf(why, sizeof why, "data representation '%s' is neither predefined (\"native\", \"internal\", "
                  "\"external32\") nor registered", datarep);
-    } else if (!predefined_datarep(datarep) && find_datarep(datarep)->converts) {
+    } else if (user && user->converts) {
         bad = MPI_ERR_UNSUPPORTED_DATAREP;
         snprintf(why, sizeof why, "data representation '%s': conversion functions are not supported (only "
                  "MPI_CONVERSION_FN_NULL)", datarep);

@@ -359,11 +359,9 @@ int ferry_config_unknown(FILE *out)
         size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
         if (strncmp(*e, "FERRY_", 6) || internal_name(*e, len))
             continue;
-        size_t i;
-        for (i = 0; i < sizeof vars / sizeof vars[0]; i++)
-            if (strlen(vars[i].name) == len && !strncmp(vars[i].name, *e, len))
-                break;
-        if (i < sizeof vars / sizeof vars[0])
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)len, *e);
+        if (len < sizeof name && ferry_config_index(name) >= 0)
             continue;
         fprintf(out, "ferry: %.*s is not a Ferry variable and is ignored (`ferry_info --env` lists them)\n", (int)len,
                 *e);
