@@ -120,12 +120,20 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
             color = color * t->dims[i] + t->coords[i];
         }
     }
+    /* No dimension kept: the result is a zero-dimensional grid, which holds
+     * one process, as MPI_Cart_create with ndims 0 does. Like MPICH (whose
+     * binaries run here unchanged), only rank 0 of the grid gets it; the
+     * others get MPI_COMM_NULL. */
+    if (nd == 0)
+        color = c->rank == 0 ? 0 : MPI_UNDEFINED;
     struct ferry_comm *nc;
     ferry_api_split(c, color, key, &nc);
-    nc->topo = ferry_topo_cart(nd, dims, per, nc->rank);
+    if (nc) {
+        nc->topo = ferry_topo_cart(nd, dims, per, nc->rank);
+        *newcomm = nc->handle;
+    }
     free(dims);
     free(per);
-    *newcomm = nc->handle;
     return MPI_SUCCESS;
 }
 

@@ -185,9 +185,12 @@ static void check_subs(MPI_Comm c, const int *dims, const int *per, int nd, cons
         MPI_Comm sub;
         CHECK_RC(MPI_Cart_sub(c, remain, &sub));
         if (k == 0) {
-            /* a zero-dimensional grid: of one process where there is one */
+            /* a zero-dimensional grid of one process: grid rank 0 gets it,
+             * the others MPI_COMM_NULL (as MPICH does) */
             if (r == 0)
                 CHECK(sub != MPI_COMM_NULL, "%s: Cart_sub(none) gave rank 0 nothing", what);
+            else
+                CHECK(sub == MPI_COMM_NULL, "%s: Cart_sub(none) gave grid rank %d a communicator", what, r);
             if (sub != MPI_COMM_NULL) {
                 int s, n;
                 CHECK_RC(MPI_Comm_size(sub, &s));
