@@ -559,6 +559,7 @@ struct shm_op {
     int lead, last;                /* barrier: the rank that leaves first / last (-1: none) */
     int keep_cpu;                  /* barrier: nobody sharing our CPU has work: poll, do not yield */
     unsigned polls;                /* ... polls so far */
+    double yield_since;            /* oversubscribed wait: see ferry_yielded_enough */
 };
 
 /* Where rank r's data of step s is. */
@@ -1139,7 +1140,8 @@ static void shm_wait(struct shm_op *o, unsigned *idle)
         return;
     }
     ferry_progress();
-    if (*idle <= (unsigned long)(ferry_cfg.coll_shm_spin + ferry_cfg.coll_shm_yields) || ferry_biglock_on) {
+    if (*idle <= (unsigned long)(ferry_cfg.coll_shm_spin + ferry_cfg.coll_shm_yields) || ferry_biglock_on ||
+        !ferry_yielded_enough(&o->yield_since)) {
         sched_yield();
         return;
     }

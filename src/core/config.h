@@ -37,6 +37,7 @@ struct ferry_config {
     long oversubscribe;      /* -1 detect, 0 never sleep, 1 always sleep when idle */
     long oversub_spin;       /* oversubscribed: empty polls before a waiter starts yielding */
     long oversub_yields;     /* oversubscribed: yields before a waiter sleeps on its futex */
+    long oversub_yield_us;   /* ... and the time it goes on yielding after them */
     /* collectives (coll/): an algorithm name per collective forces that
      * algorithm ("auto": the tuned table, then built-in rules) */
     const char *coll_barrier, *coll_bcast, *coll_gather, *coll_gatherv, *coll_scatter, *coll_scatterv,

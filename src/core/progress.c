@@ -36,10 +36,23 @@ int ferry_progress(void)
 /* Oversubscribed, a waiting rank gives the CPU away quickly: a few polls
  * (FERRY_OVERSUB_SPIN), a few yields (FERRY_OVERSUB_YIELDS), then it sleeps
  * until a peer rings it. */
+int ferry_yielded_enough(double *since)
+{
+    if (ferry_cfg.oversub_yield_us <= 0)
+        return 1;
+    double now = ferry_now();
+    if (*since == 0) {
+        *since = now;
+        return 0;
+    }
+    return now - *since >= (double)ferry_cfg.oversub_yield_us * 1e-6;
+}
+
 void ferry_progress_wait(struct ferry_waiter *w)
 {
     if (ferry_progress()) {
         w->idle = 0;
+        w->yield_since = 0;
         return;
     }
     w->idle++;
@@ -80,7 +93,7 @@ void ferry_progress_wait(struct ferry_waiter *w)
     /* queued sends wait for ring space and nonblocking shared-memory
      * collectives for flags, which nobody rings for: just yield */
     if (w->idle <= spin + ferry_cfg.oversub_yields || ferry_progress_unrung ||
-        ferry_proto_sends_queued())
+        ferry_proto_sends_queued() || !ferry_yielded_enough(&w->yield_since))
         sched_yield();
     else if (ferry_biglock_on) {
         if (!ferry_biglock_sleep())

@@ -25,9 +25,15 @@ struct ferry_waiter {
     long idle;
     int peer_plus1;   /* world rank + 1 of the peer the wait is for; 0: unknown */
     int same_cpu;     /* oversubscribed: that peer last waited on our CPU */
+    double yield_since;   /* see ferry_yielded_enough */
 };
 /* One step of a wait loop: progress, then back off if nothing happened. */
 void ferry_progress_wait(struct ferry_waiter *w);
+
+/* Oversubscribed: a waiter that has made its count of yields asks this
+ * before each sleep; no until it has gone on yielding FERRY_OVERSUB_YIELD_US
+ * (*since: 0 before the first ask, then the time of it). */
+int ferry_yielded_enough(double *since);
 
 
 
