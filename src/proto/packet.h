@@ -11,6 +11,7 @@
 #include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum ferry_pkt_type {
     FERRY_PKT_EAGER = 1,   /* whole message in the payload */
@@ -32,7 +33,8 @@ enum ferry_pkt_type {
 struct ferry_pkt {
     uint8_t type;          /* enum ferry_pkt_type */
     uint8_t flags;
-    uint16_t reserved;
+    uint16_t seal;         /* the transport's: shared memory publishes the packet by setting it
+                            * (see shm.c); the protocol never writes it (ferry_pkt_copy) */
     uint32_t msg_id;       /* EAGER/RTS/CANCEL: sender's number for a cancellable message (0: not
                             * cancellable); outside the union so inline messages carry it too */
     int32_t src;           /* sender's rank in the communicator */
@@ -58,6 +60,14 @@ static_assert(sizeof(struct ferry_pkt) == 64, "packet header is one cache line")
 static_assert(offsetof(struct ferry_pkt, inline_data) == 32, "inline data fills the header's second half");
 
 #define FERRY_PKT_INLINE_MAX 32   /* largest message carried inside the header */
+
+/* A whole header into a transport's slot, all but the transport's seal. */
+static inline void ferry_pkt_copy(struct ferry_pkt *dst, const struct ferry_pkt *src)
+{
+    const size_t at = offsetof(struct ferry_pkt, seal), after = at + sizeof dst->seal;
+    memcpy(dst, src, at);
+    memcpy((char *)dst + after, (const char *)src + after, sizeof *dst - after);
+}
 
 #define FERRY_PKT_FLAG_SYNC 0x1     /* RTS from a synchronous send */
 #define FERRY_PKT_FLAG_INLINE 0x2   /* EAGER: the message is in inline_data */

@@ -92,7 +92,6 @@ static void fill_envelope(struct ferry_pkt *p, const struct ferry_request *r, en
 {
     p->type = (uint8_t)type;
     p->flags = r->mode == FERRY_MODE_SYNC ? FERRY_PKT_FLAG_SYNC : 0;
-    p->reserved = 0;
     p->msg_id = r->msg_id;
     p->src = r->comm->rank;
     p->tag = r->tag;
@@ -257,7 +256,7 @@ static int op_step(int peer, struct out_op *op)
     case OUT_CTRL:
         if (!(p = tr->reserve(peer, 0)))
             return 0;
-        *p = op->ctrl;
+        ferry_pkt_copy(p, &op->ctrl);
         tr->commit(peer, p);
         return 1;
     case OUT_EAGER:

@@ -1,12 +1,19 @@
 /* The shared-memory transport (see shm_layout.h for the layout, segment.h
  * for where the memory comes from).
  *
- * Memory ordering of a ring: the producer fills a cell with plain stores and
- * publishes it with a release store of head; the consumer reads head with an
- * acquire load, so the cell contents are visible before it reads them. The
- * consumer finishes reading a cell before its release store of tail; the
- * producer reads tail with acquire before reusing the cell. Nothing else is
- * shared on the message path, so no locks and no read-modify-write atomics.
+ * Memory ordering of a ring: the producer fills a packet with plain stores
+ * and publishes it twice, with a release store of its header's seal and then
+ * one of head. The consumer reads either with an acquire load, so the
+ * packet's contents are visible before it reads them: a blocking receive
+ * polls the seal at its tail (shm_peek), the progress loop head
+ * (poll_ring). A seal found set is this lap's: before sealing a packet, the
+ * producer clears the seal where the next packet will start (the
+ * terminator), so the consumer, arriving there after this packet, finds 0 or
+ * the next packet, never an older lap's header or payload. The consumer
+ * finishes reading a packet before its release store of tail; the producer
+ * reads tail with acquire before reusing the bytes (and keeps a line free
+ * for the terminator). Nothing else is shared on the message path, so no
+ * locks and no read-modify-write atomics.
  *
  * Sleeping (oversubscribed nodes only): the owner stores armed = 1, then
  * re-checks every ring, then futex-waits on bell. A producer stores head,
@@ -42,6 +49,8 @@ struct shm_out {            /* this rank's view of its ring in a peer's region *
     struct shm_doorbell *bell;
     uint64_t head;          /* private copy: we are the only writer */
     uint64_t tail_cache;    /* last tail we read; refreshed only when the ring looks full */
+    struct ferry_pkt *skip; /* a SKIP written by reserve, sealed by commit after the packet */
+    uint64_t span;          /* bytes reserved for the packet (the terminator is after them) */
 };
 
 struct shm_in {             /* a ring in our own region */
@@ -289,6 +298,13 @@ static inline void note_span(struct shm_in *in, uint64_t span)
     in->peek_lines = span <= 64 ? 1 : span <= SHM_PEEK_SPAN_MAX ? 2 : 0;
 }
 
+/* The packet at a consumer's tail, if the producer has sealed it. */
+static inline const struct ferry_pkt *sealed_at(const struct shm_in *in)
+{
+    const struct ferry_pkt *pkt = (const struct ferry_pkt *)(in->data + in->tail % shm.ring_bytes);
+    return __atomic_load_n(&pkt->seal, __ATOMIC_ACQUIRE) ? pkt : NULL;
+}
+
 /* Done reading bytes at the ring's tail: hand them back to the producer. */
 static inline void ring_release(struct shm_in *in, uint64_t bytes)
 {
@@ -333,15 +349,13 @@ static const struct ferry_pkt *shm_peek(int peer)
 {
     struct shm_in *in = ring_from(peer);
     uint64_t next = in->tail % shm.ring_bytes;
-    for (uint32_t l = 0; l < in->peek_lines && next + 64 * l < shm.ring_bytes; l++)
+    for (uint32_t l = 1; l < in->peek_lines && next + 64 * l < shm.ring_bytes; l++)
         __builtin_prefetch(in->data + next + 64 * l);   /* see SHM_PEEK_SPAN_MAX */
-    uint64_t head = __atomic_load_n(&in->ctl->head, __ATOMIC_ACQUIRE);
-    while (in->tail < head) {
-        uint64_t off = in->tail % shm.ring_bytes;
-        const struct ferry_pkt *pkt = (const struct ferry_pkt *)(in->data + off);
+    const struct ferry_pkt *pkt;
+    while ((pkt = sealed_at(in))) {
         if (pkt->type != SHM_PKT_SKIP)
             return pkt;
-        ring_release(in, shm.ring_bytes - off);
+        ring_release(in, shm.ring_bytes - in->tail % shm.ring_bytes);
     }
     return NULL;
 }
@@ -410,24 +424,42 @@ static int shm_poll(void)
     return handled;
 }
 
+/* Clear the seal where the packet after one ending at ring offset `end`
+ * starts: the consumer finds 0 there until that packet is sealed. */
+static inline void terminate(struct shm_out *o, uint64_t end)
+{
+    struct ferry_pkt *next = (struct ferry_pkt *)(o->data + end % shm.ring_bytes);
+    __atomic_store_n(&next->seal, 0, __ATOMIC_RELAXED);   /* ordered before the seal by its release */
+}
+
 static struct ferry_pkt *shm_reserve(int peer, size_t payload)
 {
     struct shm_out *o = &shm.out[peer];
     uint64_t span = shm_pkt_span(payload);
     uint64_t off = o->head % shm.ring_bytes;
     uint64_t skip = off + span > shm.ring_bytes ? shm.ring_bytes - off : 0;
-    if (o->head + skip + span - o->tail_cache > shm.ring_bytes) {
+    /* + a line: the terminator after the packet must not land on bytes the
+     * consumer has yet to read */
+    uint64_t need = o->head + skip + span + FERRY_CACHELINE;
+    if (need - o->tail_cache > shm.ring_bytes) {
         o->tail_cache = __atomic_load_n(&o->ctl->tail, __ATOMIC_ACQUIRE);
-        if (o->head + skip + span - o->tail_cache > shm.ring_bytes)
+        if (need - o->tail_cache > shm.ring_bytes)
             return NULL;
     }
     if (skip) {
-        /* published together with the packet by the next head store */
-        ((struct ferry_pkt *)(o->data + off))->type = SHM_PKT_SKIP;
+        /* sealed by commit after the packet at 0, so the consumer, once past
+         * it, finds that packet (which a terminator never cleared) sealed */
+        o->skip = (struct ferry_pkt *)(o->data + off);
+        o->skip->type = SHM_PKT_SKIP;
         o->head += skip;
         off = 0;
     }
-    ferry_prefetch_range_for_write(o->data + off, span, SHM_PREFETCH_PACKET);
+    /* the terminator's line too: its ownership request goes out with the
+     * packet's instead of after them */
+    ferry_prefetch_range_for_write(o->data + off, FERRY_MIN(span + FERRY_CACHELINE, shm.ring_bytes - off),
+                                   SHM_PREFETCH_PACKET);
+    terminate(o, off + span);
+    o->span = span;
     return (struct ferry_pkt *)(o->data + off);
 }
 
@@ -441,9 +473,18 @@ static void shm_commit(int peer, struct ferry_pkt *pkt)
     struct shm_out *o = &shm.out[peer];
     if (FERRY_UNLIKELY(shm.nlocal > (uint32_t)shm.hot_max))
         make_hot((uint32_t)ferry_rt.peers[peer].local);   /* a reply will come on its ring */
-    o->head += shm_pkt_span(pkt->payload);
-    /* publish: the packet's bytes happen-before the consumer sees head */
-    __atomic_store_n(&o->ctl->head, o->head, __ATOMIC_RELEASE);
+    uint64_t span = shm_pkt_span(pkt->payload);
+    if (FERRY_UNLIKELY(span != o->span))   /* the protocol filled less than it reserved */
+        terminate(o, (uint64_t)((char *)pkt - o->data) + span);
+    o->head += span;
+    /* publish: the packet's bytes (and the terminator after it) happen-before
+     * the consumer sees the seal; then a SKIP before it */
+    __atomic_store_n(&pkt->seal, 1, __ATOMIC_RELEASE);
+    if (o->skip) {
+        __atomic_store_n(&o->skip->seal, 1, __ATOMIC_RELEASE);
+        o->skip = NULL;
+    }
+    __atomic_store_n(&o->ctl->head, o->head, __ATOMIC_RELEASE);   /* for a consumer about to sleep */
     /* Ask for ownership of the ring line a few packets ahead: the consumer
      * read it a lap ago, so writing it costs a cross-core round trip, which
      * would otherwise stall a stream of small sends on a full store buffer.
