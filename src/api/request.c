@@ -213,7 +213,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     if (!rc) {
         for (int i = 0; i < count; i++)
             if (pending(rs[i]))
-                ferry_request_wait(rs[i]);
+                ferry_request_wait_batch(rs[i], count - i);
         rc = retire_all(count, reqs, rs, statuses, "MPI_Waitall");
     }
     req_array_free(rs, stack);

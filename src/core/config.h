@@ -38,6 +38,7 @@ struct ferry_config {
     long oversub_spin;       /* oversubscribed: empty polls before a waiter starts yielding */
     long oversub_yields;     /* oversubscribed: yields before a waiter sleeps on its futex */
     long oversub_yield_us;   /* ... and the time it goes on yielding after them */
+    long stream_poll_pauses; /* pauses between empty polls of a wait for a window of requests */
     /* collectives (coll/): an algorithm name per collective forces that
      * algorithm ("auto": the tuned table, then built-in rules) */
     const char *coll_barrier, *coll_bcast, *coll_gather, *coll_gatherv, *coll_scatter, *coll_scatterv,

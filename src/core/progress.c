@@ -63,10 +63,17 @@ void ferry_progress_wait(struct ferry_waiter *w)
         /* A CPU of our own: keep polling. After FERRY_SPIN empty polls, yield
          * once in a while in case something else wants this CPU; a yield
          * costs a system call, so not on every poll. */
-        if (w->idle > ferry_cfg.spin && (w->idle & 255) == 0)
+        if (w->idle > ferry_cfg.spin && (w->idle & 255) == 0) {
             sched_yield();
-        else
-            cpu_relax();
+        } else {
+            /* A window of requests is a stream: each empty poll reads the
+             * ring's head line, which the sender must take back to publish
+             * its next packet; polling less often lets it publish several
+             * per transfer (FERRY_STREAM_POLL_PAUSES) */
+            long pauses = w->stream ? ferry_cfg.stream_poll_pauses : 1;
+            for (long k = 0; k < pauses; k++)
+                cpu_relax();
+        }
         return;
     }
     /* nothing else on this CPU can publish what we wait for (a barrier whose
@@ -104,7 +111,15 @@ void ferry_progress_wait(struct ferry_waiter *w)
 
 void ferry_request_wait(struct ferry_request *r)
 {
-    struct ferry_waiter w = {0};
+    ferry_request_wait_batch(r, 1);
+}
+
+/* More than this many requests waited for together make a stream. */
+#define STREAM_REQUESTS 4
+
+void ferry_request_wait_batch(struct ferry_request *r, int pending)
+{
+    struct ferry_waiter w = {.stream = pending > STREAM_REQUESTS};
     if (r->kind == FERRY_REQ_SEND && r->peer >= 0)
         w.peer_plus1 = r->world_peer + 1;
     else if (r->kind == FERRY_REQ_RECV && r->peer >= 0 && r->comm)

@@ -26,6 +26,7 @@ struct ferry_waiter {
     int peer_plus1;   /* world rank + 1 of the peer the wait is for; 0: unknown */
     int same_cpu;     /* oversubscribed: that peer last waited on our CPU */
     double yield_since;   /* see ferry_yielded_enough */
+    int stream;       /* waiting for one of many requests (a window): poll less often */
 };
 /* One step of a wait loop: progress, then back off if nothing happened. */
 void ferry_progress_wait(struct ferry_waiter *w);
@@ -61,4 +62,6 @@ static inline int ferry_keep_cpu_yields(unsigned long polls)
 struct ferry_request;
 /* Drive progress until r completes. */
 void ferry_request_wait(struct ferry_request *r);
+/* ... one of `pending` requests a caller waits for together (MPI_Waitall) */
+void ferry_request_wait_batch(struct ferry_request *r, int pending);
 #endif
