@@ -458,6 +458,11 @@ static struct ferry_pkt *shm_reserve(int peer, size_t payload)
      * packet's instead of after them */
     ferry_prefetch_range_for_write(o->data + off, FERRY_MIN(span + FERRY_CACHELINE, shm.ring_bytes - off),
                                    SHM_PREFETCH_PACKET);
+    /* and head's line, which a consumer polling it took away: commit's store
+     * of head then finds it owned instead of stalling the stores behind it
+     * (message rate 0 and 64 B 4-6% higher, 8 interleaved runs; bandwidth
+     * 16-64 B 5-12%) */
+    ferry_prefetch_for_write(&o->ctl->head);
     terminate(o, off + span);
     o->span = span;
     return (struct ferry_pkt *)(o->data + off);
