@@ -34,8 +34,14 @@ static const struct config_var vars[] = {
     {"FERRY_SHM_MAX_PACKET", &ferry_cfg.shm_max_packet, 32 * 1024, 256, 1L << 30,
      "Largest shared-memory packet in bytes, 64-byte header included (at most a quarter of the ring)."},
     {"FERRY_EAGER_MAX", &ferry_cfg.eager_max, -1, -1, 1L << 40,
-     "Largest message (bytes) sent eagerly in one packet (never more than the packet's payload); larger ones "
+     "Largest message (bytes) sent eagerly in one packet (never more than the packet's payload) to a receiver "
+     "that waits for it (it has taken every earlier packet: a ping-pong, a message after a pause); larger ones "
      "use rendezvous. -1: from the protocol cost model (FERRY_P2P_MODEL)."},
+    {"FERRY_EAGER_BEHIND_MAX", &ferry_cfg.eager_behind_max, -1, -1, 1L << 40,
+     "Largest message sent eagerly to a receiver still behind in a stream, whose copy-out then overlaps the "
+     "sender's copy-in. -1: every message a packet holds, or FERRY_EAGER_MAX when that is set. On the "
+     "development VM, streams of 16 KiB ran 18-25% faster eagerly, where a ping-pong took 1.5-2.1 us by "
+     "single copy against 2.3-2.6 eagerly."},
     {"FERRY_EAGER_STREAM", &ferry_cfg.eager_stream, 8192, -1, 1L << 40,
      "Eager messages from this many bytes up are published before they are written: the sender writes the "
      "packet in FERRY_EAGER_STREAM_CHUNK pieces and publishes each, so the receiver copies each piece out "

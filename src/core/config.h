@@ -19,6 +19,7 @@ struct ferry_config {
     const char *p2p_model;   /* point-to-point cost model file from ferry-tune --p2p ("": built in) */
     long shm_max_packet;     /* largest packet, header included */
     long eager_max;          /* largest message sent eagerly (-1: derived) */
+    long eager_behind_max;   /* ... to a receiver behind in a stream (-1: what a packet holds) */
     long eager_stream;       /* eager messages from this size are published while being written (-1: never) */
     long eager_stream_chunk; /* bytes written between two publications of a streamed eager packet */
     long coll_pull_min;      /* a reduction's messages from this size go by pulled single copy */

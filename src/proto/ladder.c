@@ -21,24 +21,20 @@ struct curve {
 
 const char *const ferry_mech_names[FERRY_MECH_COUNT] = {"eager", "pipeline", "cma", "split"};
 
-/* Built-in model, measured on the development machine (a 2-core AMD EPYC
- * VM, 2 MiB rings). Eager and cma: one-way ping-pong times (us), the fastest
- * of 5 repetitions (`ferry-tune --p2p` before it measured streams too).
- * Pipeline and split: the cost ferry-tune now measures, the mean of
- * ping-pong one-way and streaming time per message, averaged over a run in
- * the VM's fast state and six in its slow one (it switches every few
- * minutes). The pipeline's two overlapped copies are fastest while both
- * buffers sit in cache (ping-pong: 9 us at 256 KiB against 12 for split),
- * but a stream through the rings ran anywhere between 2.4 and 33 GB/s from
- * one run to the next, while split single copy, both cores copying half,
- * streamed 17-24 GB/s in every run from 256 KiB to 4 MiB; so split carries
- * every rendezvous size here, and eager beats both up to the largest packet.
- * Pulled single copy (cma) is never cheaper than split. */
+/* Built-in model, measured on the development machine (a 2-core Intel
+ * Xeon VM, 2 MiB rings) with `ferry-tune --p2p`: per mechanism and size the
+ * mean of ping-pong one-way and streaming (a window of 8) time per message,
+ * medians of 5 runs. Eager is cheapest up to about 10 KiB, pulled single
+ * copy from there to about 27 KiB (16 KiB ping-pong 1.5-2.1 against 2.3-2.6
+ * us eager), split single copy above; the pipeline never. Eager keeps the
+ * messages a packet holds to a receiver behind in a stream (ladder.h).
+ * (On the VM's earlier AMD host eager won up to the packet and the pipeline
+ * streamed anywhere between 2.4 and 33 GB/s from one run to the next.) */
 static const struct curve builtin[FERRY_MECH_COUNT] = {
-    [FERRY_MECH_EAGER] = {7, {{0, 0.118}, {1024, 0.276}, {2048, 0.342}, {4096, 0.616}, {8192, 1.05}, {16384, 1.18}, {32704, 1.91}}},
-    [FERRY_MECH_PIPELINE] = {15, {{1024, 0.606}, {2048, 0.813}, {4096, 1.4}, {8192, 2}, {16384, 3.17}, {32768, 5.96}, {65536, 10}, {131072, 18.7}, {262144, 39.3}, {524288, 72.3}, {1048576, 161}, {2097152, 324}, {4194304, 545}, {8388608, 1.15e+03}, {16777216, 2.6e+03}}},
-    [FERRY_MECH_CMA] = {15, {{1024, 2.06}, {2048, 2.1}, {4096, 2.54}, {8192, 3.21}, {16384, 4.71}, {32768, 7.35}, {65536, 12.6}, {131072, 22.8}, {262144, 43.7}, {524288, 78.2}, {1048576, 123}, {2097152, 207}, {4194304, 393}, {8388608, 1.26e+03}, {16777216, 3.61e+03}}},
-    [FERRY_MECH_SPLIT] = {15, {{1024, 1.57}, {2048, 1.75}, {4096, 2.32}, {8192, 2.89}, {16384, 4.61}, {32768, 4.11}, {65536, 5.87}, {131072, 9.85}, {262144, 16.7}, {524288, 29.7}, {1048576, 51.1}, {2097152, 93}, {4194304, 202}, {8388608, 534}, {16777216, 1.52e+03}}},
+    [FERRY_MECH_EAGER] = {7, {{0, 0.18}, {1024, 0.327}, {2048, 0.485}, {4096, 0.763}, {8192, 1.18}, {16384, 1.86}, {32704, 3.17}}},
+    [FERRY_MECH_PIPELINE] = {15, {{1024, 0.694}, {2048, 0.806}, {4096, 1.1}, {8192, 1.54}, {16384, 2.32}, {32768, 3.76}, {65536, 5.63}, {131072, 9.28}, {262144, 16.6}, {524288, 32.1}, {1048576, 74.8}, {2097152, 168}, {4194304, 334}, {8388608, 648}, {16777216, 1.24e+03}}},
+    [FERRY_MECH_CMA] = {15, {{1024, 1.24}, {2048, 1.19}, {4096, 1.07}, {8192, 1.3}, {16384, 1.42}, {32768, 2.43}, {65536, 3.56}, {131072, 6.11}, {262144, 10.6}, {524288, 22}, {1048576, 66.5}, {2097152, 160}, {4194304, 304}, {8388608, 644}, {16777216, 1.28e+03}}},
+    [FERRY_MECH_SPLIT] = {15, {{1024, 1.49}, {2048, 1.5}, {4096, 1.45}, {8192, 1.55}, {16384, 1.89}, {32768, 2.13}, {65536, 2.73}, {131072, 4.12}, {262144, 6.47}, {524288, 11.1}, {1048576, 27.3}, {2097152, 72.8}, {4194304, 210}, {8388608, 455}, {16777216, 908}}},
 };
 
 static struct curve model[FERRY_MECH_COUNT];
@@ -192,6 +188,9 @@ static void derive_thresholds(void)
     range_close(&split, FERRY_MECH_SPLIT, eager_max);
     range_close(&cma, FERRY_MECH_CMA, eager_max);
     ferry_ladder.eager_max = threshold(ferry_cfg.eager_max, eager_max);
+    ferry_ladder.eager_stream_max = ferry_cfg.eager_behind_max >= 0 ? (size_t)ferry_cfg.eager_behind_max
+                                    : ferry_cfg.eager_max >= 0   ? ferry_ladder.eager_max
+                                                                 : SIZE_MAX;
     ferry_ladder.cma_min = threshold(ferry_cfg.cma_min, cma.min);
     ferry_ladder.cma_max = threshold(ferry_cfg.cma_max, cma.max);
     if (ferry_cfg.cma_min >= 0 && ferry_cfg.cma_max < 0 && ferry_ladder.cma_max <= ferry_ladder.cma_min)
@@ -228,7 +227,7 @@ void ferry_ladder_force(enum ferry_mech m)
     forced_by_call = m != FERRY_MECH_COUNT;
     switch (m) {
     case FERRY_MECH_EAGER:
-        ferry_ladder = (struct ferry_ladder){.eager_max = SIZE_MAX};
+        ferry_ladder = (struct ferry_ladder){.eager_max = SIZE_MAX, .eager_stream_max = SIZE_MAX};
         break;
     case FERRY_MECH_PIPELINE:
         ferry_ladder = (struct ferry_ladder){.eager_max = 0};
@@ -257,7 +256,9 @@ void ferry_ladder_print(FILE *out)
 {
     fprintf(out, "ferry: p2p ladder (model %s): inline <= %d B, eager <= ", model_source, FERRY_PKT_INLINE_MAX);
     print_size(out, ferry_ladder.eager_max);
-    fprintf(out, " B (and the transport's packet), single copy in [");
+    fprintf(out, " B (to a receiver behind in a stream <= ");
+    print_size(out, ferry_ladder.eager_stream_max);
+    fprintf(out, " B; and the transport's packet), single copy in [");
     print_size(out, ferry_ladder.cma_min);
     fprintf(out, ", ");
     print_size(out, ferry_ladder.cma_max);

@@ -85,7 +85,28 @@ size_t ferry_proto_eager_max(int peer)
 {
     if (FERRY_UNLIKELY(payload_cap[peer] == 0))
         payload_cap[peer] = ferry_rt.peers[peer].tr->max_payload(peer);
-    return FERRY_MIN(ferry_ladder.eager_max, payload_cap[peer]);
+    return FERRY_MIN(FERRY_MAX(ferry_ladder.eager_max, ferry_ladder.eager_stream_max), payload_cap[peer]);
+}
+
+/* A message of `bytes` the ladder sends eagerly only to a receiver behind in
+ * a stream (ferry_ladder.eager_stream_max): whether this peer instead waits
+ * for it (has taken every packet we sent; the same test as streamed eager's),
+ * so that it goes by rendezvous. Not while ranks outnumber CPUs: the pull
+ * would wait for this rank to be scheduled again. */
+static int to_waiting_receiver(int peer, size_t bytes)
+{
+    if (bytes <= ferry_ladder.eager_max || ferry_rt.oversubscribed || queues[peer].head)
+        return 0;
+    const struct ferry_transport *tr = ferry_rt.peers[peer].tr;
+    if (!tr->caught_up || !tr->caught_up(peer))
+        return 0;
+    if (FERRY_UNLIKELY(ferry_verbose >= 1)) {
+        static int logged;
+        if (!logged++)
+            ferry_log(1, "message of %zu bytes to rank %d, which waits for it: rendezvous (eager only behind a "
+                      "stream above %zu bytes)", bytes, peer, ferry_ladder.eager_max);
+    }
+    return 1;
 }
 
 static void fill_envelope(struct ferry_pkt *p, const struct ferry_request *r, enum ferry_pkt_type type)
@@ -396,7 +417,8 @@ void ferry_proto_isend(struct ferry_request *r)
     r->bytes = ferry_dt_bytes(r->dt, r->count);
     r->done_bytes = 0;
     ferry_status_set(&r->status, MPI_UNDEFINED, MPI_UNDEFINED, MPI_SUCCESS, 0, 0);
-    int eager = r->mode != FERRY_MODE_SYNC && r->bytes <= ferry_proto_eager_max(peer) && !pulled_whole(r);
+    int eager = r->mode != FERRY_MODE_SYNC && r->bytes <= ferry_proto_eager_max(peer) && !pulled_whole(r) &&
+                !to_waiting_receiver(peer, r->bytes);
     if (eager && !queues[peer].head) {
         /* common case: straight into the transport, no queue entry (and no
          * out_op on the stack: its zeroing is ~130 bytes of stores that
@@ -417,7 +439,7 @@ int ferry_proto_send_now(struct ferry_comm *c, const void *buf, size_t count, st
 {
     int peer = ferry_comm_world_rank(c, dest);
     size_t bytes = ferry_dt_bytes(dt, count);
-    if (queues[peer].head || bytes > ferry_proto_eager_max(peer))
+    if (queues[peer].head || bytes > ferry_proto_eager_max(peer) || to_waiting_receiver(peer, bytes))
         return 0;
     const struct ferry_transport *tr = ferry_rt.peers[peer].tr;
     struct ferry_pkt *p = tr->reserve(peer, eager_payload_bytes(bytes));
