@@ -33,9 +33,6 @@ int ferry_progress(void)
     return n;
 }
 
-/* Oversubscribed, a waiting rank gives the CPU away quickly: a few polls
- * (FERRY_OVERSUB_SPIN), a few yields (FERRY_OVERSUB_YIELDS), then it sleeps
- * until a peer rings it. */
 int ferry_yielded_enough(double *since)
 {
     if (ferry_cfg.oversub_yield_us <= 0)
@@ -48,6 +45,9 @@ int ferry_yielded_enough(double *since)
     return now - *since >= (double)ferry_cfg.oversub_yield_us * 1e-6;
 }
 
+/* Oversubscribed, a waiting rank gives the CPU away quickly: a few polls
+ * (FERRY_OVERSUB_SPIN), a few yields (FERRY_OVERSUB_YIELDS, then for
+ * FERRY_OVERSUB_YIELD_US), then it sleeps until a peer rings it. */
 void ferry_progress_wait(struct ferry_waiter *w)
 {
     if (ferry_progress()) {

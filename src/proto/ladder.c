@@ -188,7 +188,7 @@ static void derive_thresholds(void)
     range_close(&split, FERRY_MECH_SPLIT, eager_max);
     range_close(&cma, FERRY_MECH_CMA, eager_max);
     ferry_ladder.eager_max = threshold(ferry_cfg.eager_max, eager_max);
-    ferry_ladder.eager_stream_max = ferry_cfg.eager_behind_max >= 0 ? (size_t)ferry_cfg.eager_behind_max
+    ferry_ladder.eager_behind_max = ferry_cfg.eager_behind_max >= 0 ? (size_t)ferry_cfg.eager_behind_max
                                     : ferry_cfg.eager_max >= 0   ? ferry_ladder.eager_max
                                                                  : SIZE_MAX;
     ferry_ladder.cma_min = threshold(ferry_cfg.cma_min, cma.min);
@@ -227,7 +227,7 @@ void ferry_ladder_force(enum ferry_mech m)
     forced_by_call = m != FERRY_MECH_COUNT;
     switch (m) {
     case FERRY_MECH_EAGER:
-        ferry_ladder = (struct ferry_ladder){.eager_max = SIZE_MAX, .eager_stream_max = SIZE_MAX};
+        ferry_ladder = (struct ferry_ladder){.eager_max = SIZE_MAX, .eager_behind_max = SIZE_MAX};
         break;
     case FERRY_MECH_PIPELINE:
         ferry_ladder = (struct ferry_ladder){.eager_max = 0};
@@ -257,7 +257,7 @@ void ferry_ladder_print(FILE *out)
     fprintf(out, "ferry: p2p ladder (model %s): inline <= %d B, eager <= ", model_source, FERRY_PKT_INLINE_MAX);
     print_size(out, ferry_ladder.eager_max);
     fprintf(out, " B (to a receiver behind in a stream <= ");
-    print_size(out, ferry_ladder.eager_stream_max);
+    print_size(out, ferry_ladder.eager_behind_max);
     fprintf(out, " B; and the transport's packet), single copy in [");
     print_size(out, ferry_ladder.cma_min);
     fprintf(out, ", ");

@@ -15,11 +15,12 @@
  * keeps, at each, the cheapest mechanism; that gives the thresholds eager_max,
  * [cma_min, cma_max) and [split_min, split_max). eager_max holds for a
  * receiver that waits for the message; to one behind in a stream, eager
- * carries every message a packet holds (eager_stream_max), whose copies then
+ * carries every message a packet holds (eager_behind_max), whose copies then
  * overlap the receiver's (the model's mean of ping-pong and a window of 8
  * picks single copy from about 10 KiB on the development VM's Intel host,
- * where streams of 16 KiB still ran 18-25% faster eagerly). The built-in model was measured on the development
- * VM; `mpiexec -n 2 ferry-tune --p2p -o FILE` measures this machine and
+ * where streams of 16 KiB still ran 18-25% faster eagerly). The built-in
+ * model was measured on the development VM; `mpiexec -n 2 ferry-tune --p2p
+ * -o FILE` measures this machine and
  * FERRY_P2P_MODEL=FILE loads it. FERRY_EAGER_MAX, FERRY_CMA_MIN/MAX and
  * FERRY_SPLIT_MIN/MAX override the thresholds one by one. */
 #ifndef FERRY_LADDER_H
@@ -33,7 +34,7 @@ extern const char *const ferry_mech_names[FERRY_MECH_COUNT];
 struct ferry_ladder {
     size_t eager_max;   /* largest message sent eagerly to a receiver that waits for it (it has taken
                          * every earlier packet: a ping-pong, a message after a pause) */
-    size_t eager_stream_max; /* ... to one still behind in a stream; both further capped by the packet */
+    size_t eager_behind_max; /* ... to one behind in a stream; both further capped by the packet */
     size_t cma_min;     /* rendezvous messages in [cma_min, cma_max) are pulled with single copy */
     size_t cma_max;
     size_t split_min;   /* ... and those in [split_min, split_max) with split single copy (checked first) */

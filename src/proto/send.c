@@ -85,11 +85,11 @@ size_t ferry_proto_eager_max(int peer)
 {
     if (FERRY_UNLIKELY(payload_cap[peer] == 0))
         payload_cap[peer] = ferry_rt.peers[peer].tr->max_payload(peer);
-    return FERRY_MIN(FERRY_MAX(ferry_ladder.eager_max, ferry_ladder.eager_stream_max), payload_cap[peer]);
+    return FERRY_MIN(FERRY_MAX(ferry_ladder.eager_max, ferry_ladder.eager_behind_max), payload_cap[peer]);
 }
 
 /* A message of `bytes` the ladder sends eagerly only to a receiver behind in
- * a stream (ferry_ladder.eager_stream_max): whether this peer instead waits
+ * a stream (ferry_ladder.eager_behind_max): whether this peer instead waits
  * for it (has taken every packet we sent; the same test as streamed eager's),
  * so that it goes by rendezvous. Not while ranks outnumber CPUs: the pull
  * would wait for this rank to be scheduled again. */
