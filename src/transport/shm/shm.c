@@ -501,7 +501,7 @@ static void shm_commit(int peer, struct ferry_pkt *pkt)
         __atomic_store_n(&o->skip->seal, 1, __ATOMIC_RELEASE);
         o->skip = NULL;
     }
-    __atomic_store_n(&o->ctl->head, o->head, __ATOMIC_RELEASE);   /* for a consumer about to sleep */
+    __atomic_store_n(&o->ctl->head, o->head, __ATOMIC_RELEASE);   /* for poll_ring and a consumer about to sleep */
     /* Ask for ownership of the ring line a few packets ahead: the consumer
      * read it a lap ago, so writing it costs a cross-core round trip, which
      * would otherwise stall a stream of small sends on a full store buffer.
