@@ -39,7 +39,8 @@ static const struct config_var vars[] = {
      "use rendezvous. -1: from the protocol cost model (FERRY_P2P_MODEL)."},
     {"FERRY_EAGER_BEHIND_MAX", &ferry_cfg.eager_behind_max, -1, -1, 1L << 40,
      "Largest message sent eagerly to a receiver still behind in a stream, whose copy-out then overlaps the "
-     "sender's copy-in. -1: every message a packet holds, or FERRY_EAGER_MAX when that is set. On the "
+     "sender's copy-in (never less than FERRY_EAGER_MAX). -1: every message a packet holds, or FERRY_EAGER_MAX when "
+     "that is set. On the "
      "development VM, streams of 16 KiB ran 18-25% faster eagerly, where a ping-pong took 1.5-2.1 us by "
      "single copy against 2.3-2.6 eagerly."},
     {"FERRY_EAGER_STREAM", &ferry_cfg.eager_stream, 8192, -1, 1L << 40,

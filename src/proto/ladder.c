@@ -191,6 +191,9 @@ static void derive_thresholds(void)
     ferry_ladder.eager_behind_max = ferry_cfg.eager_behind_max >= 0 ? (size_t)ferry_cfg.eager_behind_max
                                     : ferry_cfg.eager_max >= 0   ? ferry_ladder.eager_max
                                                                  : SIZE_MAX;
+    /* never below the limit for a waiting receiver: it is the largest eager
+     * message to any receiver */
+    ferry_ladder.eager_behind_max = FERRY_MAX(ferry_ladder.eager_behind_max, ferry_ladder.eager_max);
     ferry_ladder.cma_min = threshold(ferry_cfg.cma_min, cma.min);
     ferry_ladder.cma_max = threshold(ferry_cfg.cma_max, cma.max);
     if (ferry_cfg.cma_min >= 0 && ferry_cfg.cma_max < 0 && ferry_ladder.cma_max <= ferry_ladder.cma_min)

@@ -85,7 +85,7 @@ size_t ferry_proto_eager_max(int peer)
 {
     if (FERRY_UNLIKELY(payload_cap[peer] == 0))
         payload_cap[peer] = ferry_rt.peers[peer].tr->max_payload(peer);
-    return FERRY_MIN(FERRY_MAX(ferry_ladder.eager_max, ferry_ladder.eager_behind_max), payload_cap[peer]);
+    return FERRY_MIN(ferry_ladder.eager_behind_max, payload_cap[peer]);
 }
 
 /* A message of `bytes` the ladder sends eagerly only to a receiver behind in
