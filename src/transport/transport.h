@@ -58,7 +58,8 @@ struct ferry_transport {
      * one. Optional. */
     int (*shares_cpu)(int peer);
     /* For the packet just reserved for `peer`: whether the peer has taken
-     * every packet committed to it before (so it likely waits for this one).
+     * every packet committed to it before, but for at most one header-only
+     * packet (a FIN or CTS it reads at once), so it likely waits for this one.
      * NULL unless the consumer reads a committed packet where the producer
      * wrote it (shared memory): only then may a producer commit an EAGER
      * packet before its payload is written and publish the payload's progress
