@@ -17,13 +17,15 @@ int gather_linear(struct ferry_sched *s, const struct ferry_coll_args *a)
         sched_send(s, a->sbuf, a->scount, a->sdt, root);
         return MPI_SUCCESS;
     }
-    for (int i = 0; i < n; i++) {
-        void *dst = blk(a->rbuf, (size_t)i, a->rcount, a->rdt);
+    /* the root's own block last, copied while the others arrive: in rank
+     * order, root 0 copied before it posted a receive (2 ranks, 1 MiB: the
+     * copy and the transfer one after the other) */
+    for (int i = 0; i < n; i++)
         if (i != r)
-            sched_recv(s, dst, a->rcount, a->rdt, i);
-        else if (a->sbuf != MPI_IN_PLACE)
-            sched_copy(s, a->sbuf, a->scount, a->sdt, dst, a->rcount, a->rdt);
-    }
+            sched_recv(s, blk(a->rbuf, (size_t)i, a->rcount, a->rdt), a->rcount, a->rdt, i);
+    if (a->sbuf != MPI_IN_PLACE)
+        sched_copy_overlap(s, a->sbuf, a->scount, a->sdt, blk(a->rbuf, (size_t)r, a->rcount, a->rdt), a->rcount,
+                           a->rdt);
     return MPI_SUCCESS;
 }
 
@@ -94,13 +96,12 @@ int gatherv_linear(struct ferry_sched *s, const struct ferry_coll_args *a)
         sched_send(s, a->sbuf, a->scount, a->sdt, root);
         return MPI_SUCCESS;
     }
-    for (int i = 0; i < n; i++) {
-        void *dst = blk(a->rbuf, (size_t)a->rdispls[i], 1, a->rdt);
+    for (int i = 0; i < n; i++)   /* own block last, as in gather_linear */
         if (i != r)
-            sched_recv(s, dst, (size_t)a->rcounts[i], a->rdt, i);
-        else if (a->sbuf != MPI_IN_PLACE)
-            sched_copy(s, a->sbuf, a->scount, a->sdt, dst, (size_t)a->rcounts[i], a->rdt);
-    }
+            sched_recv(s, blk(a->rbuf, (size_t)a->rdispls[i], 1, a->rdt), (size_t)a->rcounts[i], a->rdt, i);
+    if (a->sbuf != MPI_IN_PLACE)
+        sched_copy_overlap(s, a->sbuf, a->scount, a->sdt, blk(a->rbuf, (size_t)a->rdispls[r], 1, a->rdt),
+                           (size_t)a->rcounts[r], a->rdt);
     return MPI_SUCCESS;
 }
 
@@ -111,13 +112,12 @@ int scatter_linear(struct ferry_sched *s, const struct ferry_coll_args *a)
         sched_recv(s, a->rbuf, a->rcount, a->rdt, root);
         return MPI_SUCCESS;
     }
-    for (int i = 0; i < n; i++) {
-        const void *src = blk(a->sbuf, (size_t)i, a->scount, a->sdt);
+    for (int i = 0; i < n; i++)   /* own block last, copied while the sends are out */
         if (i != r)
-            sched_send(s, src, a->scount, a->sdt, i);
-        else if (a->rbuf != MPI_IN_PLACE)
-            sched_copy(s, src, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt);
-    }
+            sched_send(s, blk(a->sbuf, (size_t)i, a->scount, a->sdt), a->scount, a->sdt, i);
+    if (a->rbuf != MPI_IN_PLACE)
+        sched_copy_overlap(s, blk(a->sbuf, (size_t)r, a->scount, a->sdt), a->scount, a->sdt, a->rbuf, a->rcount,
+                           a->rdt);
     return MPI_SUCCESS;
 }
 
@@ -174,12 +174,11 @@ int scatterv_linear(struct ferry_sched *s, const struct ferry_coll_args *a)
         sched_recv(s, a->rbuf, a->rcount, a->rdt, root);
         return MPI_SUCCESS;
     }
-    for (int i = 0; i < n; i++) {
-        const void *src = blk(a->sbuf, (size_t)a->sdispls[i], 1, a->sdt);
+    for (int i = 0; i < n; i++)   /* own block last, as in scatter_linear */
         if (i != r)
-            sched_send(s, src, (size_t)a->scounts[i], a->sdt, i);
-        else if (a->rbuf != MPI_IN_PLACE)
-            sched_copy(s, src, (size_t)a->scounts[i], a->sdt, a->rbuf, a->rcount, a->rdt);
-    }
+            sched_send(s, blk(a->sbuf, (size_t)a->sdispls[i], 1, a->sdt), (size_t)a->scounts[i], a->sdt, i);
+    if (a->rbuf != MPI_IN_PLACE)
+        sched_copy_overlap(s, blk(a->sbuf, (size_t)a->sdispls[r], 1, a->sdt), (size_t)a->scounts[r], a->sdt,
+                           a->rbuf, a->rcount, a->rdt);
     return MPI_SUCCESS;
 }

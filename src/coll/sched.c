@@ -273,6 +273,10 @@ static void add_copy(struct ferry_sched *s, const void *src, size_t sn, struct f
     st->bn = dn;
     st->bt = ref(ddt);
     st->overlap = (uint8_t)overlap;
+    /* copying while its sends are out (a scatter's root and its own block):
+     * this rank's CPU is taken, as with sends to several receivers */
+    if (overlap && s->send_peer >= 0)
+        s->fanout = 1;
 }
 
 void sched_copy(struct ferry_sched *s, const void *src, size_t sn, struct ferry_datatype *sdt, void *dst, size_t dn,

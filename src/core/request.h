@@ -56,7 +56,8 @@ struct ferry_request {
                               * recv: a rendezvous message is pulled whole with single copy;
                               * send: from FERRY_COLL_PULL_MIN bytes it goes by rendezvous */
     uint8_t fanout;          /* send: one of a collective's sends from this rank to several
-                              * receivers (its RTS carries FERRY_PKT_FLAG_FANOUT) */
+                              * receivers, or made while it copies a block of its own
+                              * (its RTS carries FERRY_PKT_FLAG_FANOUT) */
 
     /* arguments */
     void *buf;
