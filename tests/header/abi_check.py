@@ -19,6 +19,12 @@ CHECK is one or both of:
               return types; so is every other later one (MPI-4) that Ferry
               declares.
 
+  exports     Every function and variable named MPI_, PMPI_, MPIX_, PMPIX_ or
+              QMPI_ that MPICH's libmpich.so.12 exports is exported by Ferry's
+              libmpi.so.12 (--ferry-lib, --mpich-lib), so that no binary built
+              with MPICH's mpicc fails to load on Ferry for want of a symbol,
+              except the MPICH extensions listed below.
+
 Fails (exit 1) when MPICH's header is not found: CI installs libmpich-dev.
 """
 import argparse
@@ -43,6 +49,13 @@ MPICH_ONLY_CONSTANTS = {
     # include guards and configuration macros of MPICH's headers
     'MPI_INCLUDED', 'MPI_PROTO_H_INCLUDED', 'MPI_FILE_DEFINED', 'MPI_OFFSET_TYPEDEF',
     'MPI_AINT_FMT_DEC_SPEC', 'MPI_AINT_FMT_HEX_SPEC',
+}
+
+# Exported by MPICH's library, not (yet) by Ferry's: MPICH's generalized
+# requests with poll and wait callbacks (ROMIO's), an extension of MPICH's own.
+MPICH_ONLY_EXPORTS = {
+    'MPIX_Grequest_start', 'MPIX_Grequest_class_create', 'MPIX_Grequest_class_allocate',
+    'PMPIX_Grequest_start', 'PMPIX_Grequest_class_create', 'PMPIX_Grequest_class_allocate',
 }
 
 # MPICH functions that are not part of MPI-3.1.
@@ -300,13 +313,47 @@ def check_prototypes(args, tmp):
           % (checked, len(ferry), ', '.join(extra) or 'none'))
 
 
+# --- exported symbols --------------------------------------------------------
+
+def exported(lib):
+    r = run(['nm', '-D', '--defined-only', lib])
+    if r.returncode:
+        sys.exit('abi_check: nm -D %s failed:\n%s' % (lib, r.stderr))
+    out = set()
+    for line in r.stdout.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in 'TWDBRVi' and re.match(r'(P?MPIX?|QMPI)_', f[2]):
+            out.add(f[2].split('@')[0])
+    return out
+
+
+def check_exports(args):
+    for lib in (args.ferry_lib, args.mpich_lib):
+        if not lib or not os.path.exists(lib):
+            sys.exit('abi_check: library %s not found (--ferry-lib, --mpich-lib)' % lib)
+    ferry, mpich = exported(args.ferry_lib), exported(args.mpich_lib)
+    if len(mpich) < 1000:
+        sys.exit('abi_check: found only %d MPICH exports; nm output not understood?' % len(mpich))
+    missing = sorted(mpich - ferry - MPICH_ONLY_EXPORTS)
+    for n in missing:
+        fail('%s is exported by MPICH\'s library and not by Ferry\'s' % n)
+    stale = sorted(MPICH_ONLY_EXPORTS & ferry)
+    for n in stale:
+        fail('%s is exported by Ferry now: take it off MPICH_ONLY_EXPORTS' % n)
+    print('exports: %d MPICH symbols checked, %d exported by Ferry too; not yet: %s'
+          % (len(mpich), len(mpich & ferry), ', '.join(sorted(MPICH_ONLY_EXPORTS & mpich)) or 'none'))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument('--cc', default=os.environ.get('CC', 'cc'))
     ap.add_argument('--ferry-include', default=os.path.join(here, '..', '..', 'include'))
     ap.add_argument('--mpich-include', default='/usr/include/x86_64-linux-gnu/mpich')
-    ap.add_argument('checks', nargs='+', choices=['constants', 'prototypes'])
+    ap.add_argument('--ferry-lib', help="Ferry's libmpi.so.12 (exports)")
+    ap.add_argument('--mpich-lib', default='/usr/lib/x86_64-linux-gnu/libmpich.so.12',
+                    help="MPICH's libmpich.so.12 (exports)")
+    ap.add_argument('checks', nargs='+', choices=['constants', 'prototypes', 'exports'])
     args = ap.parse_args()
 
     for inc in (args.ferry_include, args.mpich_include):
@@ -318,6 +365,8 @@ def main():
             check_constants(args, tmp)
         if 'prototypes' in args.checks:
             check_prototypes(args, tmp)
+        if 'exports' in args.checks:
+            check_exports(args)
     if failures:
         print('%d failure(s)' % len(failures))
         sys.exit(1)
