@@ -606,6 +606,10 @@ typedef void MPI_Handler_function(MPI_Comm *comm, int *error_code, ...);
 typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
 typedef int MPI_Grequest_free_function(void *extra_state);
 typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+/* MPICH extension: generalized requests that MPI polls (MPIX_Grequest_start) */
+typedef int MPIX_Grequest_poll_function(void *extra_state, MPI_Status *status);
+typedef int MPIX_Grequest_wait_function(int count, void **array_of_states, double timeout, MPI_Status *status);
+typedef int MPIX_Grequest_class;
 
 /* user-defined data representations (MPI_Register_datarep) */
 typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype,
@@ -1212,6 +1216,14 @@ int MPIX_GPU_query_support(int gpu_type, int *is_supported);
 int MPIX_Query_cuda_support(void);
 int MPIX_Query_hip_support(void);
 int MPIX_Query_ze_support(void);
+/* MPICH extension: generalized requests whose poll_fn MPI calls on every progress pass */
+int MPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn,
+                        MPIX_Grequest_wait_function *wait_fn, void *extra_state, MPI_Request *request);
+int MPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                               MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn,
+                               MPIX_Grequest_wait_function *wait_fn, MPIX_Grequest_class *greq_class);
+int MPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request);
 
 /* ---- Chapter 6: Groups, contexts, communicators and caching ---- */
 
@@ -2603,6 +2615,13 @@ int PMPI_Add_error_string(int errorcode, const char *string);
 int PMPI_Remove_error_class(int errorclass);
 int PMPI_Remove_error_code(int errorcode);
 int PMPI_Remove_error_string(int errorcode);
+int PMPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                         MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn,
+                         MPIX_Grequest_wait_function *wait_fn, void *extra_state, MPI_Request *request);
+int PMPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                                MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn,
+                                MPIX_Grequest_wait_function *wait_fn, MPIX_Grequest_class *greq_class);
+int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request);
 int PMPIX_Delete_error_class(int errorclass);
 int PMPIX_Delete_error_code(int errorcode);
 int PMPIX_Delete_error_string(int errorcode);

@@ -15,6 +15,11 @@
  *   free_fn's when query_fn had none; Waitall reports MPI_ERR_IN_STATUS
  *   with the code in the status.
  *
+ * 6 MPICH's extension (Ferry and MPICH only): MPIX_Grequest_start's poll_fn
+ *   runs from MPI_Test and MPI_Wait until it completes the request; requests
+ *   of a class (MPIX_Grequest_class_create/_allocate) complete in Waitall;
+ *   an unknown class is MPI_ERR_ARG (Ferry's header build).
+ *
  * Peer deviations (the peers validate this test): MPICH 4.0.2 runs free_fn
  * at Request_free even before Grequest_complete (12.2 says at whichever of
  * the two comes last); Open MPI drops free_fn's error.
@@ -29,6 +34,8 @@ struct gstate {
     int order;          /* 1 when free_fn ran after at least one query_fn */
     int query_err, free_err;
     int cancelled;      /* set by cancel_fn, reported by query_fn */
+    MPI_Request req;    /* 6: the request poll_fn completes */
+    int polls, polls_left;
 };
 static struct gstate gs[MAXG];
 static int rank, size;
@@ -272,6 +279,88 @@ static void errors(void)
     CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
 }
 
+#if defined(FERRY) || defined(MPICH_API_PUBLIC)
+/* completes its request on its polls_left-th call */
+static int poll_fn(void *extra, MPI_Status *st)
+{
+    struct gstate *g = extra;
+    (void)st;
+    g->polls++;
+    CHECK(g->polls_left > 0, "poll_fn of request %d called after it completed the request", g->id);
+    if (--g->polls_left == 0)
+        CHECK_RC(MPI_Grequest_complete(g->req));
+    return MPI_SUCCESS;
+}
+
+/* blocks until every request given is complete, as ROMIO's do (MPICH's
+ * Waitall calls it and waits for it; Ferry polls instead) */
+static int wait_fn(int count, void **states, double timeout, MPI_Status *st)
+{
+    (void)timeout;
+    for (int i = 0; i < count; i++)
+        while (((struct gstate *)states[i])->polls_left > 0)
+            poll_fn(states[i], st);
+    return MPI_SUCCESS;
+}
+
+static void polled(void)
+{
+    /* Test polls it (once or more per call) until poll_fn completes it */
+    memset(&gs[3], 0, sizeof gs[3]);
+    gs[3].id = 3;
+    gs[3].polls_left = 5;
+    CHECK_RC(MPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, &gs[3], &gs[3].req));
+    MPI_Request r = gs[3].req;
+    MPI_Status st;
+    int flag = 0, tests = 0;
+    while (!flag && tests < 1000) {
+        CHECK_RC(MPI_Test(&r, &flag, &st));
+        tests++;
+    }
+    CHECK(flag && r == MPI_REQUEST_NULL, "MPIX request not complete after %d Tests (%d polls)", tests, gs[3].polls);
+    CHECK(gs[3].polls == 5 && gs[3].polls_left == 0, "poll_fn called %d times, expected 5", gs[3].polls);
+    check_status(&st, 3, "Test of an MPIX request");
+    CHECK(gs[3].frees == 1, "MPIX request: free_fn called %d times", gs[3].frees);
+
+    /* a class: two requests, Waitall polls both to completion */
+    MPIX_Grequest_class k;
+    CHECK_RC(MPIX_Grequest_class_create(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, &k));
+    MPI_Request rs[2];
+    for (int i = 0; i < 2; i++) {
+        int id = 4 + i;
+        memset(&gs[id], 0, sizeof gs[id]);
+        gs[id].id = id;
+        gs[id].polls_left = 3 + 7 * i;
+        CHECK_RC(MPIX_Grequest_class_allocate(k, &gs[id], &gs[id].req));
+        rs[i] = gs[id].req;
+    }
+    MPI_Status sts[2];
+    CHECK_RC(MPI_Waitall(2, rs, sts));
+    for (int i = 0; i < 2; i++) {
+        int id = 4 + i;
+        CHECK(rs[i] == MPI_REQUEST_NULL && gs[id].polls == 3 + 7 * i && gs[id].frees == 1,
+              "class request %d: polls %d (expected %d), frees %d", i, gs[id].polls, 3 + 7 * i, gs[id].frees);
+        check_status(&sts[i], id, "Waitall of class requests");
+    }
+
+#ifdef FERRY
+    /* a bad class is reported, not used (MPICH decodes it as a handle
+     * without checking: Ferry's header build only) */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_Request bad = MPI_REQUEST_NULL;
+    int rc = MPIX_Grequest_class_allocate(k + 1000, &gs[6], &bad), cls = -1;
+    MPI_Error_class(rc, &cls);
+    CHECK(rc != MPI_SUCCESS && bad == MPI_REQUEST_NULL, "class_allocate of an unknown class: rc %d", rc);
+    CHECK(cls == MPI_ERR_ARG, "class_allocate of an unknown class: error class %d, expected MPI_ERR_ARG", cls);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+#endif
+}
+#else
+static void polled(void) {}   /* Open MPI has no MPIX_Grequest_start */
+#endif
+
 int main(int argc, char **argv)
 {
     tc_init(&argc, &argv, &rank, &size);
@@ -280,5 +369,6 @@ int main(int argc, char **argv)
     cancelling();
     mixed();
     errors();
+    polled();
     return tc_finish("p2p_greq");
 }

@@ -52,6 +52,8 @@ int PMPI_Grequest_complete(MPI_Request request)
         return ferry_error(NULL, MPI_ERR_REQUEST, "MPI_Grequest_complete",
                            "the generalized request is already complete");
     r->complete = 1;
+    if (r->owned_buf)   /* started by MPIX_Grequest_start: polled until now */
+        ferry_greq_unpoll(r);
     if (r->user_freed) {
         /* Request_free came first: this is the last the application says
          * about it */

@@ -26,6 +26,9 @@ int ferry_api_bsend(const void *buf, size_t count, struct ferry_datatype *dt, st
 int ferry_greq_query(struct ferry_request *r);
 int ferry_greq_free(struct ferry_request *r);
 int ferry_greq_cancel(struct ferry_request *r);
+/* MPIX_Grequest_start's requests (grequest_mpix.c): r, now complete, is no
+ * longer polled */
+void ferry_greq_unpoll(struct ferry_request *r);
 
 /* Start a persistent collective (coll_persistent.c): runs its nonblocking
  * collective; on error the request stays inactive. */

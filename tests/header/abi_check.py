@@ -51,12 +51,8 @@ MPICH_ONLY_CONSTANTS = {
     'MPI_AINT_FMT_DEC_SPEC', 'MPI_AINT_FMT_HEX_SPEC',
 }
 
-# Exported by MPICH's library, not (yet) by Ferry's: MPICH's generalized
-# requests with poll and wait callbacks (ROMIO's), an extension of MPICH's own.
-MPICH_ONLY_EXPORTS = {
-    'MPIX_Grequest_start', 'MPIX_Grequest_class_create', 'MPIX_Grequest_class_allocate',
-    'PMPIX_Grequest_start', 'PMPIX_Grequest_class_create', 'PMPIX_Grequest_class_allocate',
-}
+# Exported by MPICH's library, not by Ferry's (none at present).
+MPICH_ONLY_EXPORTS = set()
 
 # MPICH functions that are not part of MPI-3.1.
 def not_mpi31(name):
