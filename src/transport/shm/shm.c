@@ -48,6 +48,7 @@ struct shm_out {            /* this rank's view of its ring in a peer's region *
     char *data;
     struct shm_doorbell *bell;
     uint64_t head;          /* private copy: we are the only writer */
+    uint64_t off;           /* head's offset in the ring (head % ring_bytes, kept without dividing) */
     uint64_t tail_cache;    /* last tail we read; refreshed only when the ring looks full */
     struct ferry_pkt *skip; /* a SKIP written by reserve, sealed by commit after the packet */
     uint64_t terminated;    /* ring offset of the terminator reserve wrote (UINT64_MAX: none) */
@@ -57,6 +58,7 @@ struct shm_in {             /* a ring in our own region */
     struct shm_ring_ctl *ctl;
     char *data;
     uint64_t tail;
+    uint64_t off;           /* tail's offset in the ring (tail % ring_bytes, kept without dividing) */
     int world;              /* world rank of the producer */
     uint32_t peek_lines;    /* lines of the next packet shm_peek fetches along with head */
 };
@@ -298,10 +300,19 @@ static inline void note_span(struct shm_in *in, uint64_t span)
     in->peek_lines = span <= 64 ? 1 : span <= SHM_PEEK_SPAN_MAX ? 2 : 0;
 }
 
+/* Ring offset x (below twice the ring's size) brought into the ring. Head
+ * and tail carry their offsets along this way: a 64-bit division per use
+ * (the ring need not be a power of two) was several on every message's
+ * path, one on every poll. */
+static inline uint64_t ring_wrap(uint64_t x)
+{
+    return x >= shm.ring_bytes ? x - shm.ring_bytes : x;
+}
+
 /* The packet at a consumer's tail, if the producer has sealed it. */
 static inline const struct ferry_pkt *sealed_at(const struct shm_in *in)
 {
-    const struct ferry_pkt *pkt = (const struct ferry_pkt *)(in->data + in->tail % shm.ring_bytes);
+    const struct ferry_pkt *pkt = (const struct ferry_pkt *)(in->data + in->off);
     return __atomic_load_n(&pkt->seal, __ATOMIC_ACQUIRE) ? pkt : NULL;
 }
 
@@ -309,6 +320,7 @@ static inline const struct ferry_pkt *sealed_at(const struct shm_in *in)
 static inline void ring_release(struct shm_in *in, uint64_t bytes)
 {
     in->tail += bytes;
+    in->off = ring_wrap(in->off + bytes);
     __atomic_store_n(&in->ctl->tail, in->tail, __ATOMIC_RELEASE);
 }
 
@@ -319,7 +331,7 @@ static int poll_ring(uint32_t i)
     struct shm_in *in = &shm.in[i];
     uint64_t head = __atomic_load_n(&in->ctl->head, __ATOMIC_ACQUIRE);
     while (in->tail < head) {
-        uint64_t off = in->tail % shm.ring_bytes;
+        uint64_t off = in->off;
         const struct ferry_pkt *pkt = (const struct ferry_pkt *)(in->data + off);
         /* more than a header arrived: fetch the next lines while the
          * header's line is on its way, so the transfers overlap (up to a
@@ -348,14 +360,14 @@ static struct shm_in *ring_from(int peer)
 static const struct ferry_pkt *shm_peek(int peer)
 {
     struct shm_in *in = ring_from(peer);
-    uint64_t next = in->tail % shm.ring_bytes;
+    uint64_t next = in->off;
     for (uint32_t l = 1; l < in->peek_lines && next + 64 * l < shm.ring_bytes; l++)
         __builtin_prefetch(in->data + next + 64 * l);   /* see SHM_PEEK_SPAN_MAX */
     const struct ferry_pkt *pkt;
     while ((pkt = sealed_at(in))) {
         if (pkt->type != SHM_PKT_SKIP)
             return pkt;
-        ring_release(in, shm.ring_bytes - in->tail % shm.ring_bytes);
+        ring_release(in, shm.ring_bytes - in->off);
     }
     return NULL;
 }
@@ -364,7 +376,7 @@ static const struct ferry_pkt *shm_peek(int peer)
 static void shm_consume(int peer)
 {
     struct shm_in *in = ring_from(peer);
-    const struct ferry_pkt *pkt = (const struct ferry_pkt *)(in->data + in->tail % shm.ring_bytes);
+    const struct ferry_pkt *pkt = (const struct ferry_pkt *)(in->data + in->off);
     uint64_t span = shm_pkt_span(pkt->payload);
     note_span(in, span);
     ring_release(in, span);
@@ -425,10 +437,11 @@ static int shm_poll(void)
 }
 
 /* Clear the seal where the packet after one ending at ring offset `end`
- * starts: the consumer finds 0 there until that packet is sealed. */
+ * (within the ring) starts: the consumer finds 0 there until that packet is
+ * sealed. */
 static inline void terminate(struct shm_out *o, uint64_t end)
 {
-    struct ferry_pkt *next = (struct ferry_pkt *)(o->data + end % shm.ring_bytes);
+    struct ferry_pkt *next = (struct ferry_pkt *)(o->data + end);
     __atomic_store_n(&next->seal, 0, __ATOMIC_RELAXED);   /* ordered before the seal by its release */
 }
 
@@ -436,7 +449,7 @@ static struct ferry_pkt *shm_reserve(int peer, size_t payload)
 {
     struct shm_out *o = &shm.out[peer];
     uint64_t span = shm_pkt_span(payload);
-    uint64_t off = o->head % shm.ring_bytes;
+    uint64_t off = o->off;
     uint64_t skip = off + span > shm.ring_bytes ? shm.ring_bytes - off : 0;
     /* + a line: the terminator after the packet must not land on bytes the
      * consumer has yet to read */
@@ -452,7 +465,7 @@ static struct ferry_pkt *shm_reserve(int peer, size_t payload)
         o->skip = (struct ferry_pkt *)(o->data + off);
         o->skip->type = SHM_PKT_SKIP;
         o->head += skip;
-        off = 0;
+        o->off = off = 0;
     }
     /* The terminator: a small packet's is written now, its line's ownership
      * asked for with the packet's (written at commit, right before the seal,
@@ -460,7 +473,7 @@ static struct ferry_pkt *shm_reserve(int peer, size_t payload)
      * at commit, its line asked for now, so that the copy of the payload does
      * not queue in the store buffer behind that store's ownership request
      * (4-8 KiB latency 2-5% higher otherwise). */
-    uint64_t end = (off + span) % shm.ring_bytes;
+    uint64_t end = ring_wrap(off + span);
     if (span + FERRY_CACHELINE <= SHM_PREFETCH_PACKET) {
         ferry_prefetch_range_for_write(o->data + off, FERRY_MIN(span + FERRY_CACHELINE, shm.ring_bytes - off),
                                        SHM_PREFETCH_PACKET);
@@ -490,10 +503,11 @@ static void shm_commit(int peer, struct ferry_pkt *pkt)
     if (FERRY_UNLIKELY(shm.nlocal > (uint32_t)shm.hot_max))
         make_hot((uint32_t)ferry_rt.peers[peer].local);   /* a reply will come on its ring */
     uint64_t span = shm_pkt_span(pkt->payload);
-    uint64_t end = ((uint64_t)((char *)pkt - o->data) + span) % shm.ring_bytes;
+    uint64_t end = ring_wrap((uint64_t)((char *)pkt - o->data) + span);
     if (end != o->terminated)   /* a large packet, or one the protocol filled less than it reserved */
         terminate(o, end);
     o->head += span;
+    o->off = end;
     /* publish: the packet's bytes (and the terminator after it) happen-before
      * the consumer sees the seal; then a SKIP before it */
     __atomic_store_n(&pkt->seal, 1, __ATOMIC_RELEASE);
@@ -506,7 +520,7 @@ static void shm_commit(int peer, struct ferry_pkt *pkt)
      * read it a lap ago, so writing it costs a cross-core round trip, which
      * would otherwise stall a stream of small sends on a full store buffer.
      * (A prefetch changes no memory: harmless if the line is still unread.) */
-    ferry_prefetch_for_write(o->data + (o->head + SHM_PREFETCH_AHEAD) % shm.ring_bytes);
+    ferry_prefetch_for_write(o->data + ring_wrap(o->off + SHM_PREFETCH_AHEAD));
     if (shm.may_sleep) {
         __atomic_thread_fence(__ATOMIC_SEQ_CST);   /* store head, then load armed (see top) */
         if (__atomic_load_n(&o->bell->armed, __ATOMIC_RELAXED) &&
