@@ -14,10 +14,10 @@
 /* Predefined datatype handles are MPICH's: builtin ones carry their size in
  * bits 8-15 and a unique index in bits 0-7; the five pair types with padding
  * (MPI_FLOAT_INT ...) are "direct" handles 0x8c000000..4. */
-#define BUILTIN_SLOTS 256
 #define PAIR_SLOTS 8
 #define FIRST_DERIVED 16
-static struct ferry_datatype builtin[BUILTIN_SLOTS];
+struct ferry_datatype ferry_dt_builtins[FERRY_DT_BUILTIN_SLOTS];   /* datatype.h: ferry_datatype_lookup */
+#define builtin ferry_dt_builtins
 static struct ferry_datatype pairs[PAIR_SLOTS];
 static struct ferry_objtab types_tab;
 static struct ferry_datatype *zombies;   /* dead, waiting for operations in flight to end */
@@ -175,7 +175,7 @@ void ferry_datatype_finalize(void)
             dt_destroy(types_tab.slot[i], 0);
     zombies = NULL;
     ferry_objtab_destroy(&types_tab);
-    for (int i = 0; i < BUILTIN_SLOTS; i++) {
+    for (int i = 0; i < FERRY_DT_BUILTIN_SLOTS; i++) {
         ferry_dt_free_prog(&builtin[i]);
         if (builtin[i].name_owned)
             free((char *)builtin[i].name);

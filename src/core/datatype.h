@@ -134,6 +134,25 @@ void ferry_datatype_init(void);
 void ferry_datatype_finalize(void);
 /* NULL when h is not a valid committed datatype (what communication accepts). */
 struct ferry_datatype *ferry_datatype_get(MPI_Datatype h);
+
+/* The predefined types, by the low byte of their handle (MPICH's builtin
+ * handles carry the type's size in bits 8-15 and an index in bits 0-7). */
+#define FERRY_DT_BUILTIN_SLOTS 256
+extern struct ferry_datatype ferry_dt_builtins[FERRY_DT_BUILTIN_SLOTS];
+
+/* ferry_datatype_get without a call for a predefined type, the usual one on
+ * the message path (the MPI_LB / MPI_UB markers are builtin handles too, and
+ * never committed). */
+static inline struct ferry_datatype *ferry_datatype_lookup(MPI_Datatype h)
+{
+    uint32_t u = (uint32_t)h;
+    if ((u & 0xffff0000u) == ((uint32_t)MPI_INT & 0xffff0000u)) {
+        struct ferry_datatype *dt = &ferry_dt_builtins[u & 0xff];
+        if (dt->handle == h && dt->committed && !dt->marker)
+            return dt;
+    }
+    return ferry_datatype_get(h);
+}
 /* Also uncommitted derived types and the MPI_LB / MPI_UB markers (for
  * constructors and queries). */
 struct ferry_datatype *ferry_datatype_get_any(MPI_Datatype h);
