@@ -60,16 +60,6 @@ int ferry_objtab_add(struct ferry_objtab *t, void *obj)
     return ferry_handle_make(t->type, idx);
 }
 
-void *ferry_objtab_get(const struct ferry_objtab *t, int handle)
-{
-    if (FERRY_HANDLE_KIND(handle) != FERRY_KIND_DIRECT || FERRY_HANDLE_TYPE(handle) != (uint32_t)t->type)
-        return NULL;
-    int idx = (int)FERRY_HANDLE_INDEX(handle);
-    if (idx < t->first_index || idx >= t->top)
-        return NULL;
-    return t->slot[idx];
-}
-
 void ferry_objtab_remove(struct ferry_objtab *t, int handle)
 {
     int idx = (int)FERRY_HANDLE_INDEX(handle);

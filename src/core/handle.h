@@ -10,6 +10,7 @@
  * "direct" handles whose index points into a per-type table. */
 #ifndef FERRY_HANDLE_H
 #define FERRY_HANDLE_H
+#include <stddef.h>
 #include <stdint.h>
 
 enum ferry_obj_type {
@@ -50,8 +51,17 @@ void ferry_objtab_destroy(struct ferry_objtab *t);
 /* Store obj; returns its handle. Aborts the job on out-of-memory. */
 int ferry_objtab_add(struct ferry_objtab *t, void *obj);
 /* Return the object for a direct handle, NULL when the handle is not a live
- * object of this table. */
-void *ferry_objtab_get(const struct ferry_objtab *t, int handle);
+ * object of this table. Inline: every request handle a completion call
+ * names is looked up here. */
+static inline void *ferry_objtab_get(const struct ferry_objtab *t, int handle)
+{
+    if (FERRY_HANDLE_KIND(handle) != FERRY_KIND_DIRECT || FERRY_HANDLE_TYPE(handle) != (uint32_t)t->type)
+        return NULL;
+    int idx = (int)FERRY_HANDLE_INDEX(handle);
+    if (idx < t->first_index || idx >= t->top)
+        return NULL;
+    return t->slot[idx];
+}
 /* Return the index slot to the free list. */
 void ferry_objtab_remove(struct ferry_objtab *t, int handle);
 static inline int ferry_handle_make(enum ferry_obj_type type, int index)

@@ -81,11 +81,23 @@ void ferry_proto_finalize(void)
  * so it is asked once per peer rather than through the ops table each time;
  * the ladder's limit is read each time, as MPIX_Ferry_p2p_set (ferry-tune)
  * changes it at run time. */
+static __attribute__((noinline)) size_t ask_payload_cap(int peer)
+{
+    return payload_cap[peer] = ferry_rt.peers[peer].tr->max_payload(peer);
+}
+
+/* inline on this file's message paths, which call it for every send */
+static inline size_t eager_max(int peer)
+{
+    size_t cap = payload_cap[peer];
+    if (FERRY_UNLIKELY(cap == 0))
+        cap = ask_payload_cap(peer);
+    return FERRY_MIN(ferry_ladder.eager_behind_max, cap);
+}
+
 size_t ferry_proto_eager_max(int peer)
 {
-    if (FERRY_UNLIKELY(payload_cap[peer] == 0))
-        payload_cap[peer] = ferry_rt.peers[peer].tr->max_payload(peer);
-    return FERRY_MIN(ferry_ladder.eager_behind_max, payload_cap[peer]);
+    return eager_max(peer);
 }
 
 /* A message of `bytes` the ladder sends eagerly only to a receiver behind in
@@ -417,7 +429,7 @@ void ferry_proto_isend(struct ferry_request *r)
     r->bytes = ferry_dt_bytes(r->dt, r->count);
     r->done_bytes = 0;
     ferry_status_set(&r->status, MPI_UNDEFINED, MPI_UNDEFINED, MPI_SUCCESS, 0, 0);
-    int eager = r->mode != FERRY_MODE_SYNC && r->bytes <= ferry_proto_eager_max(peer) && !pulled_whole(r) &&
+    int eager = r->mode != FERRY_MODE_SYNC && r->bytes <= eager_max(peer) && !pulled_whole(r) &&
                 !to_waiting_receiver(peer, r->bytes);
     if (eager && !queues[peer].head) {
         /* common case: straight into the transport, no queue entry (and no
@@ -439,7 +451,7 @@ int ferry_proto_send_now(struct ferry_comm *c, const void *buf, size_t count, st
 {
     int peer = ferry_comm_world_rank(c, dest);
     size_t bytes = ferry_dt_bytes(dt, count);
-    if (queues[peer].head || bytes > ferry_proto_eager_max(peer) || to_waiting_receiver(peer, bytes))
+    if (queues[peer].head || bytes > eager_max(peer) || to_waiting_receiver(peer, bytes))
         return 0;
     const struct ferry_transport *tr = ferry_rt.peers[peer].tr;
     struct ferry_pkt *p = tr->reserve(peer, eager_payload_bytes(bytes));
