@@ -35,7 +35,8 @@ static const struct config_var vars[] = {
      "Largest shared-memory packet in bytes, 64-byte header included (at most a quarter of the ring)."},
     {"FERRY_EAGER_MAX", &ferry_cfg.eager_max, -1, -1, 1L << 40,
      "Largest message (bytes) sent eagerly in one packet (never more than the packet's payload) to a receiver "
-     "that waits for it (it has taken every earlier packet: a ping-pong, a message after a pause); larger ones "
+     "that waits for it (it has taken every earlier packet, but at most one header-only packet such as the FIN "
+     "just sent to it: a ping-pong, a message after a pause); larger ones "
      "use rendezvous. -1: from the protocol cost model (FERRY_P2P_MODEL)."},
     {"FERRY_EAGER_BEHIND_MAX", &ferry_cfg.eager_behind_max, -1, -1, 1L << 40,
      "Largest message sent eagerly to a receiver still behind in a stream, whose copy-out then overlaps the "

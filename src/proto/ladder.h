@@ -33,7 +33,8 @@ extern const char *const ferry_mech_names[FERRY_MECH_COUNT];
 
 struct ferry_ladder {
     size_t eager_max;   /* largest message sent eagerly to a receiver that waits for it (it has taken
-                         * every earlier packet: a ping-pong, a message after a pause) */
+                         * every earlier packet but at most one header-only packet: a ping-pong, a
+                         * message after a pause) */
     size_t eager_behind_max; /* ... to one behind in a stream (>= eager_max: the largest eager message to
                               * any receiver); both further capped by the packet */
     size_t cma_min;     /* rendezvous messages in [cma_min, cma_max) are pulled with single copy */

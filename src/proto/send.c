@@ -102,7 +102,8 @@ size_t ferry_proto_eager_max(int peer)
 
 /* A message of `bytes` the ladder sends eagerly only to a receiver behind in
  * a stream (ferry_ladder.eager_behind_max): whether this peer instead waits
- * for it (has taken every packet we sent; the same test as streamed eager's),
+ * for it (has taken every packet we sent but at most one header-only packet,
+ * shm_caught_up; the same test as streamed eager's),
  * so that it goes by rendezvous. Not while ranks outnumber CPUs: the pull
  * would wait for this rank to be scheduled again. */
 static int to_waiting_receiver(int peer, size_t bytes)
@@ -159,7 +160,8 @@ static inline void *eager_payload(struct ferry_pkt *p, size_t bytes)
 /* Write an eager message's bytes into packet p (envelope filled) and publish
  * it. From FERRY_EAGER_STREAM bytes up, on a transport whose consumer reads
  * the packet in place, to a receiver that has taken every earlier packet
- * (it waits for this one: a ping-pong, a message after a pause), the packet
+ * but at most one header-only one (it waits for this one: a ping-pong, a
+ * message after a pause; tr->caught_up), the packet
  * is published after its first piece and every further piece through the
  * header's `offset`: the receiver copies a piece out while the next goes in,
  * where it would otherwise start after the whole packet was written (two
