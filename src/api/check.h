@@ -128,8 +128,10 @@ static inline int check_recv_tag(struct ferry_comm *c, int tag, const char *fn)
 
 /* The common prologue of every point-to-point call; inlined, so that the
  * blocking calls' fast paths do not pay a call of ten arguments. */
-static inline __attribute__((always_inline)) int check_p2p(MPI_Comm comm, const void *buf, MPI_Count count, MPI_Datatype type, int rank, int tag,
-                            int is_send, struct ferry_comm **c, struct ferry_datatype **dt, const char *fn)
+static inline __attribute__((always_inline)) int check_p2p(MPI_Comm comm, const void *buf, MPI_Count count,
+                                                            MPI_Datatype type, int rank, int tag, int is_send,
+                                                            struct ferry_comm **c, struct ferry_datatype **dt,
+                                                            const char *fn)
 {
     int rc;
     /* An empty message may name MPI_DATATYPE_NULL, as MPICH accepts (its own

@@ -17,7 +17,6 @@
 #define PAIR_SLOTS 8
 #define FIRST_DERIVED 16
 struct ferry_datatype ferry_dt_builtins[FERRY_DT_BUILTIN_SLOTS];   /* datatype.h: ferry_datatype_lookup */
-#define builtin ferry_dt_builtins
 static struct ferry_datatype pairs[PAIR_SLOTS];
 static struct ferry_objtab types_tab;
 static struct ferry_datatype *zombies;   /* dead, waiting for operations in flight to end */
@@ -118,7 +117,7 @@ void ferry_datatype_init(void)
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         const struct predefined *p = &table[i];
         unsigned slot = (unsigned)p->h & 0xff;
-        struct ferry_datatype *dt = &builtin[slot];
+        struct ferry_datatype *dt = &ferry_dt_builtins[slot];
         if (dt->handle)
             ferry_fatal("internal: predefined datatype slot clash %s/%s", dt->name, p->name);
         size_t size = (size_t)p->size * p->count;
@@ -148,7 +147,7 @@ void ferry_datatype_init(void)
         const char *name;
     } markers[2] = {{MPI_LB, "MPI_LB"}, {MPI_UB, "MPI_UB"}};
     for (int m = 0; m < 2; m++) {
-        struct ferry_datatype *dt = &builtin[(unsigned)markers[m].h & 0xff];
+        struct ferry_datatype *dt = &ferry_dt_builtins[(unsigned)markers[m].h & 0xff];
         *dt = (struct ferry_datatype){.handle = markers[m].h, .name = markers[m].name, .marker = m + 1,
                                       .has_lb = m == 0, .has_ub = m == 1, .align = 1};
         predefined_finish(dt);
@@ -176,10 +175,10 @@ void ferry_datatype_finalize(void)
     zombies = NULL;
     ferry_objtab_destroy(&types_tab);
     for (int i = 0; i < FERRY_DT_BUILTIN_SLOTS; i++) {
-        ferry_dt_free_prog(&builtin[i]);
-        if (builtin[i].name_owned)
-            free((char *)builtin[i].name);
-        memset(&builtin[i], 0, sizeof builtin[i]);
+        ferry_dt_free_prog(&ferry_dt_builtins[i]);
+        if (ferry_dt_builtins[i].name_owned)
+            free((char *)ferry_dt_builtins[i].name);
+        memset(&ferry_dt_builtins[i], 0, sizeof ferry_dt_builtins[i]);
     }
     for (int i = 0; i < PAIR_SLOTS; i++) {
         ferry_dt_free_prog(&pairs[i]);
@@ -195,7 +194,7 @@ struct ferry_datatype *ferry_datatype_get_any(MPI_Datatype h)
 {
     uint32_t u = (uint32_t)h;
     if ((u & 0xffff0000u) == ((uint32_t)MPI_INT & 0xffff0000u)) {   /* builtin datatype kind+type */
-        struct ferry_datatype *dt = &builtin[u & 0xff];
+        struct ferry_datatype *dt = &ferry_dt_builtins[u & 0xff];
         return dt->handle == h ? dt : NULL;
     }
     if ((u & 0xfc000000u) == ((uint32_t)MPI_FLOAT_INT & 0xfc000000u)) {   /* direct datatype */
