@@ -27,14 +27,20 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
         return rc;
     if (!request)
         return ferry_error(NULL, MPI_ERR_ARG, "MPI_Grequest_start", "request pointer is NULL");
+    *request = ferry_greq_new(query_fn, free_fn, cancel_fn, extra_state)->handle;
+    return MPI_SUCCESS;
+}
+
+struct ferry_request *ferry_greq_new(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                                     MPI_Grequest_cancel_function *cancel_fn, void *extra_state)
+{
     struct ferry_request *r = ferry_request_new(FERRY_REQ_GREQ);
     r->greq_query = query_fn;
     r->greq_free = free_fn;
     r->greq_cancel = cancel_fn;
     r->greq_state = extra_state;
     r->complete = 0;
-    *request = r->handle;
-    return MPI_SUCCESS;
+    return r;
 }
 
 #pragma weak MPI_Grequest_complete = PMPI_Grequest_complete

@@ -70,17 +70,13 @@ void ferry_greq_unpoll(struct ferry_request *r)
         }
 }
 
+/* After the caller's check_init. */
 static int start(const struct greq_class *k, void *extra_state, MPI_Request *request, const char *fn)
 {
-    int rc = check_init(fn);
-    if (rc)
-        return rc;
     if (!request)
         return ferry_error(NULL, MPI_ERR_ARG, fn, "request pointer is NULL");
-    rc = PMPI_Grequest_start(k->query, k->free, k->cancel, extra_state, request);
-    if (rc)
-        return rc;
-    struct ferry_request *r = ferry_request_get(*request);
+    struct ferry_request *r = ferry_greq_new(k->query, k->free, k->cancel, extra_state);
+    *request = r->handle;
     struct greq_ext *x = ferry_xmalloc(sizeof *x);
     x->poll = k->poll;
     x->wait = k->wait;
@@ -102,6 +98,9 @@ int PMPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_fre
                          MPIX_Grequest_wait_function *wait_fn, void *extra_state, MPI_Request *request)
 {
     FERRY_API_ENTER();
+    int rc = check_init("MPIX_Grequest_start");
+    if (rc)
+        return rc;
     const struct greq_class k = {query_fn, free_fn, cancel_fn, poll_fn, wait_fn};
     return start(&k, extra_state, request, "MPIX_Grequest_start");
 }

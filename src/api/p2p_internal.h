@@ -20,9 +20,12 @@ int ferry_api_finish(struct ferry_request *r, MPI_Status *status, const char *fn
 int ferry_api_bsend(const void *buf, size_t count, struct ferry_datatype *dt, struct ferry_comm *c, int dest, int tag,
                     struct ferry_request *owner, const char *fn);
 
-/* Generalized requests (grequest.c): call the application's query_fn (fills
+/* Generalized requests (grequest.c): a new active one (arguments checked by
+ * the caller); call the application's query_fn (fills
  * r->status, its result also in r->status.MPI_ERROR), free_fn (once) or
  * cancel_fn; each returns the callback's error code. */
+struct ferry_request *ferry_greq_new(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                                     MPI_Grequest_cancel_function *cancel_fn, void *extra_state);
 int ferry_greq_query(struct ferry_request *r);
 int ferry_greq_free(struct ferry_request *r);
 int ferry_greq_cancel(struct ferry_request *r);

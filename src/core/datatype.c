@@ -192,11 +192,10 @@ void ferry_datatype_finalize(void)
 
 struct ferry_datatype *ferry_datatype_get_any(MPI_Datatype h)
 {
-    uint32_t u = (uint32_t)h;
-    if ((u & 0xffff0000u) == ((uint32_t)MPI_INT & 0xffff0000u)) {   /* builtin datatype kind+type */
-        struct ferry_datatype *dt = &ferry_dt_builtins[u & 0xff];
-        return dt->handle == h ? dt : NULL;
-    }
+    struct ferry_datatype *b = ferry_dt_builtin(h);
+    if (b)
+        return b;
+    uint32_t u = (uint32_t)h;   /* (a builtin-kind handle that is none fails the test below too) */
     if ((u & 0xfc000000u) == ((uint32_t)MPI_FLOAT_INT & 0xfc000000u)) {   /* direct datatype */
         uint32_t idx = u & 0x03ffffffu;
         if (idx < PAIR_SLOTS) {

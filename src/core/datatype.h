@@ -143,15 +143,20 @@ extern struct ferry_datatype ferry_dt_builtins[FERRY_DT_BUILTIN_SLOTS];
 /* ferry_datatype_get without a call for a predefined type, the usual one on
  * the message path (the MPI_LB / MPI_UB markers are builtin handles too, and
  * never committed). */
-static inline struct ferry_datatype *ferry_datatype_lookup(MPI_Datatype h)
+/* The predefined type (or marker) of builtin handle h; NULL if h is none. */
+static inline struct ferry_datatype *ferry_dt_builtin(MPI_Datatype h)
 {
     uint32_t u = (uint32_t)h;
-    if ((u & 0xffff0000u) == ((uint32_t)MPI_INT & 0xffff0000u)) {
-        struct ferry_datatype *dt = &ferry_dt_builtins[u & 0xff];
-        if (dt->handle == h && dt->committed && !dt->marker)
-            return dt;
-    }
-    return ferry_datatype_get(h);
+    if ((u & 0xffff0000u) != ((uint32_t)MPI_INT & 0xffff0000u))   /* builtin datatype kind+type */
+        return NULL;
+    struct ferry_datatype *dt = &ferry_dt_builtins[u & 0xff];
+    return dt->handle == h ? dt : NULL;
+}
+
+static inline struct ferry_datatype *ferry_datatype_lookup(MPI_Datatype h)
+{
+    struct ferry_datatype *dt = ferry_dt_builtin(h);
+    return dt && dt->committed && !dt->marker ? dt : ferry_datatype_get(h);
 }
 /* Also uncommitted derived types and the MPI_LB / MPI_UB markers (for
  * constructors and queries). */
