@@ -383,6 +383,9 @@ static void user_datarep(const char *name)
     for (int i = 0; i < 8; i++)
         CHECK(in[i] == out[i], "datarep ferry-test-rep: element %d in the file is %g, wrote %g", i, in[i], out[i]);
     CHECK_RC(MPI_File_close(&fh));
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0)
+        CHECK_RC(MPI_File_delete(name, MPI_INFO_NULL));
 }
 
 int main(int argc, char **argv)
