@@ -120,7 +120,11 @@ static void init_own_region(void)
     h->owner_pid = (int32_t)getpid();
     h->cma_probe = FERRY_SHM_MAGIC ^ (uint64_t)getpid();
     cpu_set_t set;
-    h->cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? (uint64_t)CPU_COUNT(&set) : 1;
+    struct shm_cpuset *mask = shm_cpuset(shm.mine);
+    int known = sched_getaffinity(0, sizeof set, &set) == 0;
+    for (int c = 0; c < SHM_CPUSET_WORDS * 64; c++)
+        if (!known || (c < CPU_SETSIZE && CPU_ISSET(c, &set)))
+            mask->bits[c / 64] |= (uint64_t)1 << (c % 64);
     h->magic = FERRY_SHM_MAGIC;
 }
 
@@ -164,22 +168,17 @@ static int probe_pull(int world, uint64_t remote_hdr)
     return ok;
 }
 
-/* The CPUs the ranks of this node run on: the largest affinity mask stands
- * in for their union (ranks bound one per core see one CPU each but do not
- * share; when every rank is pinned to one, they share only if there are more
- * of them than CPUs online). */
+/* The CPUs the ranks of this node may run on: the union of their affinity
+ * masks. Ranks bound one per core count one CPU each; ranks that all inherit
+ * one CPU from `taskset` on the launcher count one together. */
 static uint64_t local_cpus(void)
 {
     uint64_t cpus = 0;
-    int bound_single = 0;
-    for (uint32_t i = 0; i < shm.nlocal; i++) {
-        uint64_t c = ((struct shm_region_hdr *)region(i))->cpus;
-        cpus = c > cpus ? c : cpus;
-        bound_single += c == 1;
-    }
-    if (bound_single == (int)shm.nlocal) {
-        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        cpus = ncpu > 0 && (uint64_t)ncpu < shm.nlocal ? (uint64_t)ncpu : shm.nlocal;
+    for (int w = 0; w < SHM_CPUSET_WORDS; w++) {
+        uint64_t any = 0;
+        for (uint32_t i = 0; i < shm.nlocal; i++)
+            any |= shm_cpuset(region(i))->bits[w];
+        cpus += (uint64_t)__builtin_popcountll(any);
     }
     return cpus ? cpus : 1;
 }

@@ -7,6 +7,7 @@
  *
  *   struct shm_region_hdr                      64 bytes
  *   struct shm_doorbell                        64 bytes: futex the owner sleeps on
+ *   struct shm_cpuset                          128 bytes: the owner's affinity mask
  *   struct shm_ring_ctl   ctl[nlocal]          128 bytes each: ring from local rank i
  *   rings[nlocal][ring_bytes]                  packets: struct ferry_pkt + payload
  *
@@ -36,7 +37,7 @@
 #include <stdint.h>
 
 #define FERRY_SHM_MAGIC 0x46455252595348ull   /* "FERRYSH" */
-#define FERRY_SHM_VERSION 3
+#define FERRY_SHM_VERSION 4
 
 #define SHM_PKT_SKIP 0xff   /* packet type: the rest of the ring up to its end is empty */
 
@@ -49,7 +50,7 @@ struct shm_region_hdr {
     int32_t owner_rank;
     int32_t owner_pid;
     uint64_t cma_probe;     /* a value peers read with process_vm_readv to test single copy */
-    uint64_t cpus;          /* CPUs in the owner's affinity mask (for the oversubscription decision) */
+    uint64_t reserved;
     uint32_t cur_cpu;       /* the CPU the owner last ran on when it began to wait (a hint: ranks migrate) */
     uint8_t pad[12];
 };
@@ -65,6 +66,18 @@ struct shm_doorbell {
 };
 static_assert(sizeof(struct shm_doorbell) == 64, "doorbell is one cache line");
 
+/* The CPUs the owner may run on (bit c % 64 of word c / 64: CPU c), for the
+ * oversubscription decision: the ranks of a node share CPUs when the union
+ * of their masks has fewer CPUs than there are ranks. A count per rank cannot
+ * tell ranks pinned to distinct cores from ranks all pinned to one (taskset
+ * on the launcher). 1024 CPUs, glibc's CPU_SETSIZE; an owner whose mask
+ * cannot be read that way (more CPUs) sets every bit. */
+#define SHM_CPUSET_WORDS 16
+struct shm_cpuset {
+    uint64_t bits[SHM_CPUSET_WORDS];
+};
+static_assert(sizeof(struct shm_cpuset) == 128, "affinity mask is two cache lines");
+
 struct shm_ring_ctl {
     _Alignas(64) uint64_t head;   /* written by the producer (the sending rank), release */
     _Alignas(64) uint64_t tail;   /* written by the consumer (the owner), release */
@@ -72,7 +85,8 @@ struct shm_ring_ctl {
 static_assert(sizeof(struct shm_ring_ctl) == 128, "ring control is two cache lines");
 static_assert(offsetof(struct shm_ring_ctl, tail) == 64, "head and tail on separate cache lines");
 
-#define SHM_CTL_OFFSET (sizeof(struct shm_region_hdr) + sizeof(struct shm_doorbell))
+#define SHM_CPUSET_OFFSET (sizeof(struct shm_region_hdr) + sizeof(struct shm_doorbell))
+#define SHM_CTL_OFFSET (SHM_CPUSET_OFFSET + sizeof(struct shm_cpuset))
 
 /* Bytes of one region, rounded to whole pages so regions never share a page. */
 static inline size_t shm_region_size(uint32_t nlocal, uint32_t ring_bytes)
@@ -83,6 +97,10 @@ static inline size_t shm_region_size(uint32_t nlocal, uint32_t ring_bytes)
 static inline struct shm_doorbell *shm_doorbell(void *region)
 {
     return (struct shm_doorbell *)((char *)region + sizeof(struct shm_region_hdr));
+}
+static inline struct shm_cpuset *shm_cpuset(void *region)
+{
+    return (struct shm_cpuset *)((char *)region + SHM_CPUSET_OFFSET);
 }
 static inline struct shm_ring_ctl *shm_ring_ctl(void *region, uint32_t i)
 {
