@@ -50,9 +50,8 @@ struct shm_region_hdr {
     int32_t owner_rank;
     int32_t owner_pid;
     uint64_t cma_probe;     /* a value peers read with process_vm_readv to test single copy */
-    uint64_t reserved;
     uint32_t cur_cpu;       /* the CPU the owner last ran on when it began to wait (a hint: ranks migrate) */
-    uint8_t pad[12];
+    uint8_t pad[20];
 };
 static_assert(sizeof(struct shm_region_hdr) == 64, "region header is one cache line");
 
