@@ -4,7 +4,8 @@
 #   oversub_detect.sh MPIEXEC PROGRAM one-cpu   2 ranks that inherit one CPU
 #       from taskset on the launcher share it: oversubscribed (a count per
 #       rank took them for ranks bound one per core, and a waiting rank spun
-#       ~100 us before yielding the CPU its peer needed)
+#       ~100 us before yielding the CPU its peer needed), and their
+#       rendezvous messages do not go through the rings
 #   oversub_detect.sh MPIEXEC PROGRAM bound     2 ranks bound one per core do
 #       not share: not oversubscribed (exit 77, skipped, with fewer than 2 CPUs)
 set -u
@@ -26,4 +27,9 @@ n=$(echo "$out" | grep -c 'shm: 2 local ranks')
 over=$(echo "$out" | grep 'shm: 2 local ranks' | grep -c 'oversubscribed')
 want=$([ "$mode" = one-cpu ] && echo 2 || echo 0)
 [ "$over" -eq "$want" ] || { echo "oversub_detect ($mode): $over of 2 ranks took themselves for oversubscribed, expected $want"; exit 1; }
+# on one CPU, rendezvous messages take single copy, never the rings (their
+# copy-in and copy-out cannot overlap there)
+if [ "$mode" = one-cpu ] && echo "$out" | grep -q 'through the rings'; then
+    echo "oversub_detect (one-cpu): rendezvous through the rings on one CPU"; exit 1
+fi
 echo "oversub_detect ($mode): OK"
