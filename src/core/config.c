@@ -101,8 +101,9 @@ static const struct config_var vars[] = {
      "speed. Never when ranks outnumber CPUs or the thresholds are set by hand."},
     {"FERRY_RNDV_OVERSUB", &ferry_cfg.rndv_oversub, -1, -1, 1,
      "Rendezvous messages while ranks outnumber CPUs: 1 through the rings, 0 single copy (pulled by the "
-     "receiver), -1 the rings up to 2 local ranks per CPU (of at least 2 CPUs) and single copy beyond, and single copy whenever "
-     "large messages also go the other way between the pair (an alltoall, an exchange: every rank has "
+     "receiver), -1 the rings up to 2 local ranks per CPU (of at least 2 CPUs) and single copy beyond, "
+     "and single copy whenever large messages also go the other way between the pair (an alltoall, an "
+     "exchange: every rank has "
      "copies of its own to make, and the rings copy each byte twice; 4 ranks on 2 CPUs, alltoall 128 KiB "
      "92 against 154 us, 2 MiB 1613 against 2315). With the rings the "
      "sender's copy-in and the receiver's copy-out run on both CPUs; with single copy the receiver copies "
