@@ -140,9 +140,6 @@ struct ferry_datatype *ferry_datatype_get(MPI_Datatype h);
 #define FERRY_DT_BUILTIN_SLOTS 256
 extern struct ferry_datatype ferry_dt_builtins[FERRY_DT_BUILTIN_SLOTS];
 
-/* ferry_datatype_get without a call for a predefined type, the usual one on
- * the message path (the MPI_LB / MPI_UB markers are builtin handles too, and
- * never committed). */
 /* The predefined type (or marker) of builtin handle h; NULL if h is none. */
 static inline struct ferry_datatype *ferry_dt_builtin(MPI_Datatype h)
 {
@@ -153,6 +150,9 @@ static inline struct ferry_datatype *ferry_dt_builtin(MPI_Datatype h)
     return dt->handle == h ? dt : NULL;
 }
 
+/* ferry_datatype_get without a call for a predefined type, the usual one on
+ * the message path (the MPI_LB / MPI_UB markers are builtin handles too, and
+ * never committed). */
 static inline struct ferry_datatype *ferry_datatype_lookup(MPI_Datatype h)
 {
     struct ferry_datatype *dt = ferry_dt_builtin(h);
