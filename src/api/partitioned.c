@@ -136,6 +136,8 @@ void ferry_part_start(struct ferry_request *r)
         post(r, 1);
 }
 
+/* Callers start *out and *ps at NULL: the compiler cannot see that a
+ * failure here always returns nonzero, and warned of their use otherwise. */
 static int get_part(MPI_Request h, int want_send, struct ferry_request **out, struct part_state **ps, const char *fn)
 {
     struct ferry_request *r = ferry_request_get(h);
@@ -182,8 +184,8 @@ int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype dat
 int PMPI_Pready(int partition, MPI_Request request)
 {
     FERRY_API_ENTER();
-    struct ferry_request *r;
-    struct part_state *ps;
+    struct ferry_request *r = NULL;
+    struct part_state *ps = NULL;
     int rc = get_part(request, 1, &r, &ps, "MPI_Pready");
     return rc ? rc : ready(r, ps, partition, "MPI_Pready");
 }
@@ -192,8 +194,8 @@ int PMPI_Pready(int partition, MPI_Request request)
 int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 {
     FERRY_API_ENTER();
-    struct ferry_request *r;
-    struct part_state *ps;
+    struct ferry_request *r = NULL;
+    struct part_state *ps = NULL;
     int rc = get_part(request, 1, &r, &ps, "MPI_Pready_range");
     if (rc)
         return rc;
@@ -210,8 +212,8 @@ int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request
 int PMPI_Pready_list(int length, int array_of_partitions[], MPI_Request request)
 {
     FERRY_API_ENTER();
-    struct ferry_request *r;
-    struct part_state *ps;
+    struct ferry_request *r = NULL;
+    struct part_state *ps = NULL;
     int rc = get_part(request, 1, &r, &ps, "MPI_Pready_list");
     if (rc)
         return rc;
@@ -227,8 +229,8 @@ int PMPI_Pready_list(int length, int array_of_partitions[], MPI_Request request)
 int PMPI_Parrived(MPI_Request request, int partition, int *flag)
 {
     FERRY_API_ENTER();
-    struct ferry_request *r;
-    struct part_state *ps;
+    struct ferry_request *r = NULL;
+    struct part_state *ps = NULL;
     int rc = get_part(request, 0, &r, &ps, "MPI_Parrived");
     if (rc)
         return rc;
