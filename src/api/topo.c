@@ -49,13 +49,16 @@ static int check_topo(MPI_Comm comm, int kind, struct ferry_comm **c, const char
     return MPI_SUCCESS;
 }
 
-/* Product of dims (> 0 each), or an error class: MPI_ERR_DIMS for a
- * non-positive entry, MPI_ERR_ARG beyond INT_MAX. */
+/* Product of dims, or an error class: MPI_ERR_DIMS for a negative entry,
+ * MPI_ERR_ARG beyond INT_MAX. An extent of 0 makes an empty grid, which
+ * leaves every rank out (MPI_COMM_NULL from Cart_create, MPI_UNDEFINED from
+ * Cart_map), as MPICH does: rsmpi's cartesian_map example maps a 2 x (size/4)
+ * grid on fewer than 4 ranks and expects that, not an error. */
 static int grid_size(int ndims, const int *dims, int *size)
 {
     long p = 1;
     for (int i = 0; i < ndims; i++) {
-        if (dims[i] <= 0)
+        if (dims[i] < 0)
             return MPI_ERR_DIMS;
         p *= dims[i];
         if (p > INT_MAX)

@@ -8,7 +8,8 @@
  * (MPI_PROC_NULL off non-periodic edges) and a real exchange along every
  * dimension, Cart_sub for every subset of dimensions (members, sizes and
  * coordinates of the subgrids), Cart_map, a dup keeps the topology, the
- * zero-dimensional grid. Neighbor_allgather on a grid checks the neighbour
+ * zero-dimensional grid, an empty grid (an extent of 0: every rank left
+ * out) and a negative extent (MPI_ERR_DIMS). Neighbor_allgather on a grid checks the neighbour
  * order the standard gives (per dimension, -1 then +1). Graphs (ring, star
  * on fewer nodes than ranks): Graphdims_get, Graph_get,
  * Graph_neighbors(_count) for every node, Graph_map, messages to every
@@ -322,6 +323,18 @@ static void test_cart(void)
     CHECK(err_class(MPI_Cart_coords(MPI_COMM_WORLD, 0, 1, &q)) == MPI_ERR_TOPOLOGY, "Cart_coords of the world");
     CHECK(err_class(MPI_Graph_neighbors_count(MPI_COMM_WORLD, 0, &q)) == MPI_ERR_TOPOLOGY, "graph query of world");
     CHECK(err_class(MPI_Cart_map(MPI_COMM_WORLD, 2, big, per, &q)) == MPI_ERR_DIMS, "Cart_map too large");
+    /* an extent of 0 is an empty grid: every rank is left out (as under
+     * MPICH); a negative extent is an error */
+    int empty[2] = {2, 0}, neg[2] = {2, -1};
+    q = 0;
+    CHECK_RC(MPI_Cart_map(MPI_COMM_WORLD, 2, empty, per, &q));
+    CHECK(q == MPI_UNDEFINED, "Cart_map of a 2 x 0 grid gave %d, not MPI_UNDEFINED", q);
+    c = MPI_COMM_WORLD;
+    CHECK_RC(MPI_Cart_create(MPI_COMM_WORLD, 2, empty, per, 1, &c));
+    CHECK(c == MPI_COMM_NULL, "Cart_create of a 2 x 0 grid gave 0x%x, not MPI_COMM_NULL", (unsigned)c);
+    CHECK(err_class(MPI_Cart_map(MPI_COMM_WORLD, 2, neg, per, &q)) == MPI_ERR_DIMS, "Cart_map negative extent");
+    CHECK(err_class(MPI_Cart_create(MPI_COMM_WORLD, 2, neg, per, 0, &c)) == MPI_ERR_DIMS,
+          "Cart_create negative extent");
     int t;
     CHECK_RC(MPI_Topo_test(MPI_COMM_WORLD, &t));
     CHECK(t == MPI_UNDEFINED, "world has topology %d", t);
