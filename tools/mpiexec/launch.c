@@ -6,6 +6,8 @@
  * it dies with mpiexec, and the environment
  *
  *   PMI_FD PMI_RANK PMI_SIZE PMI_JOBID FERRY_LOCAL_RANK FERRY_LOCAL_SIZE
+ *   -env K V ...           (its program's; later -env of the same name wins,
+ *                           and -env wins over -genv and the environment)
  *   -genv K V ...          (later -genv of the same name wins)
  *   mpiexec's environment  (minus PMI_* / PMIX_*: those belong to whatever
  *                           launched mpiexec, not to our ranks)
@@ -63,6 +65,33 @@ static int is_rank_var(const char *entry)
     return 0;
 }
 
+/* The length of the name of "NAME=VALUE". */
+static size_t name_len(const char *entry)
+{
+    return strcspn(entry, "=");
+}
+
+/* Does app's -env set the variable of "NAME=..."? Before index `from` only
+ * when from >= 0 (a later -env of a name wins). */
+static int app_sets(const struct app *app, const char *entry, int from)
+{
+    size_t n = name_len(entry);
+    for (int e = from < 0 ? 0 : from; e < app->nenv; e++)
+        if (strncmp(app->env[e], entry, n) == 0 && app->env[e][n] == '=')
+            return 1;
+    return 0;
+}
+
+/* app's -env settings that reach its ranks, stored at out; returns how many. */
+static size_t app_env(const struct app *app, char **out)
+{
+    size_t n = 0;
+    for (int e = 0; e < app->nenv; e++)
+        if (!app_sets(app, app->env[e], e + 1) && !is_rank_var(app->env[e]))
+            out[n++] = app->env[e];
+    return n;
+}
+
 void launch_prepare(struct job *j)
 {
     struct options *o = j->opt;
@@ -113,6 +142,12 @@ void launch_prepare(struct job *j)
     }
     base_env[base_n] = NULL;
 
+    for (int a = 0; a < o->napps; a++)
+        for (int e = 0; e < o->apps[a].nenv; e++)
+            if (is_rank_var(o->apps[a].env[e]))
+                fprintf(stderr, "mpiexec: warning: -env %.*s ignored: mpiexec sets it per rank\n",
+                        (int)name_len(o->apps[a].env[e]), o->apps[a].env[e]);
+
     devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (devnull < 0)
         die("cannot open /dev/null: %s", strerror(errno));
@@ -145,7 +180,8 @@ static void __attribute__((noreturn)) child(struct job *j, int r, char **envp, i
         sched_setaffinity(0, sizeof rk->cpus, &rk->cpus);   /* best effort */
     if (have_nofile)
         setrlimit(RLIMIT_NOFILE, &nofile_orig);
-    execvpe(j->opt->argv[0], j->opt->argv, envp);
+    const struct app *app = options_app_of(j->opt, r);
+    execvpe(app->argv[0], app->argv, envp);
 fail:;
     int e = errno;
     ssize_t w = write(errw, &e, sizeof e);
@@ -190,12 +226,17 @@ void launch_rank(struct job *j, int r)
     snprintf(vars[3], sizeof vars[3], "PMI_JOBID=%s", j->jobid);
     snprintf(vars[4], sizeof vars[4], "FERRY_LOCAL_RANK=%d", r);
     snprintf(vars[5], sizeof vars[5], "FERRY_LOCAL_SIZE=%d", j->n);
-    char **envp = malloc((NRANKVARS + base_n + 1) * sizeof *envp);
+    const struct app *app = options_app_of(j->opt, r);
+    char **envp = malloc((NRANKVARS + (size_t)app->nenv + base_n + 1) * sizeof *envp);
     if (!envp)
         die("out of memory");
+    size_t ne = 0;
     for (int i = 0; i < NRANKVARS; i++)
-        envp[i] = vars[i];
-    memcpy(envp + NRANKVARS, base_env, (base_n + 1) * sizeof *envp);
+        envp[ne++] = vars[i];
+    ne += app_env(app, envp + ne);
+    for (size_t i = 0; i <= base_n; i++)   /* the NULL too */
+        if (!base_env[i] || !app_sets(app, base_env[i], -1))
+            envp[ne++] = base_env[i];
 
     sigset_t all, old;
     sigfillset(&all);
@@ -229,7 +270,7 @@ void launch_rank(struct job *j, int r)
     while (got < 0 && errno == EINTR);
     close(ep[0]);
     if (got == (ssize_t)sizeof e) {
-        fprintf(stderr, "mpiexec: cannot execute '%s': %s\n", j->opt->argv[0], strerror(e));
+        fprintf(stderr, "mpiexec: cannot execute '%s': %s\n", app->argv[0], strerror(e));
         job_terminate(j, 127, 0);
     }
     if (j->opt->report_bindings)

@@ -22,8 +22,18 @@
 
 enum bind_mode { BIND_DEFAULT, BIND_CORE, BIND_NUMA, BIND_NONE };
 
-struct options {
+/* One program of the command line: "mpiexec -n 1 a : -n 4 b" (MPMD, MPI-4.0
+ * 11.5) starts a as rank 0 and b as ranks 1-4, with MPI_APPNUM 0 and 1. */
+struct app {
     int nprocs;
+    int first_rank;
+    char **argv;               /* program and its arguments, NULL-terminated */
+    int nenv;
+    char **env;                /* -env K V as "K=V": for this program's ranks only */
+};
+
+struct options {
+    int nprocs;                /* all programs' together */
     enum bind_mode bind;
     int tag_output;
     int report_bindings;
@@ -31,8 +41,12 @@ struct options {
     int ngenv;
     char **genv_key;           /* -genv K V, in command-line order */
     char **genv_val;
-    char **argv;               /* program and its arguments */
+    int napps;
+    struct app *apps;
 };
+
+/* The program rank r runs. */
+const struct app *options_app_of(const struct options *o, int r);
 
 /* options.c: fills *o; on --help/--help-env/errors it exits itself. */
 void options_parse(struct options *o, int argc, char **argv);

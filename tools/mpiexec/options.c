@@ -1,11 +1,18 @@
 /* options: mpiexec's command line.
  *
- *   mpiexec -n|-np N [-genv K V]... [--bind-to core|numa|none] [--tag-output]
- *           [--report-bindings] [--timeout S] [--help] [--help-env] prog args...
+ *   mpiexec [global options] [-n N] [-env K V]... prog args...
+ *           [: [-n N] [-env K V]... prog args...]...
  *
- * Options may be spelled with one or two dashes; "--opt=value" works for the
- * options that take one value. Option parsing stops at the first word that
- * is not an option (the program) or after "--". */
+ *   global: -genv K V, --bind-to core|numa|none, --tag-output,
+ *           --report-bindings, --timeout S, --help, --help-env
+ *
+ * A lone ":" separates the programs of an MPMD job (MPI-4.0 11.5, as under
+ * hydra and Open MPI): each gets its own -n and -env, its ranks follow the
+ * previous program's, and MPI_APPNUM tells them apart. Global options may
+ * stand in any section and apply to the whole job. Options may be spelled
+ * with one or two dashes; "--opt=value" works for the options that take one
+ * value. A section's options end at the first word that is not an option
+ * (the program) or after "--". */
 #include "mpiexec.h"
 
 #include <errno.h>
@@ -20,9 +27,13 @@ void usage(FILE *f)
 {
     fprintf(f,
 "Usage: mpiexec -n N [options] program [arguments...]\n"
-"Start N copies of program on this node as one MPI job (Ferry, PMI-1).\n"
+"       mpiexec [options] -n N1 prog1 [args...] : -n N2 prog2 [args...] : ...\n"
+"Start N copies of program on this node as one MPI job (Ferry, PMI-1); with\n"
+"':' between them, several programs as one job (MPMD): prog1 runs as ranks\n"
+"0..N1-1 with MPI_APPNUM 0, prog2 as the next N2 ranks with MPI_APPNUM 1, ...\n"
 "\n"
-"  -n N, -np N            number of processes (default 1)\n"
+"  -n N, -np N            number of processes of this program (default 1)\n"
+"  -env NAME VALUE        set NAME=VALUE for this program's processes\n"
 "  -genv NAME VALUE       set NAME=VALUE in the environment of every process\n"
 "  --bind-to core|numa|none\n"
 "                         core: bind rank i to core i mod (allowed cores); numa: bind\n"
@@ -113,30 +124,41 @@ static int parse_timeout(const char *v, const char *what)
     return (int)n;
 }
 
-void options_parse(struct options *o, int argc, char **argv)
+/* The environment option (-genv or -env) at argv[*i]: its name and value. */
+static void env_option(int argc, char **argv, int *i, char **key, char **val)
 {
-    memset(o, 0, sizeof *o);
-    o->nprocs = 1;
-    o->bind = BIND_DEFAULT;
-    o->genv_key = calloc((size_t)argc, sizeof *o->genv_key);
-    o->genv_val = calloc((size_t)argc, sizeof *o->genv_val);
-    if (!o->genv_key || !o->genv_val)
-        die("out of memory");
-    /* hydra's and Open MPI's variable for the same limit */
-    const char *env_timeout = getenv("MPIEXEC_TIMEOUT");
-    if (env_timeout && *env_timeout)
-        o->timeout_s = parse_timeout(env_timeout, "MPIEXEC_TIMEOUT must be a number of seconds, not '%s'");
+    const char *a = argv[*i];
+    if (*i + 2 >= argc)
+        usage_error("%s needs a name and a value", a);
+    const char *k = argv[*i + 1];
+    if (!*k || strchr(k, '='))
+        usage_error("invalid variable name '%s'", k);
+    *key = argv[*i + 1];
+    *val = argv[*i + 2];
+    *i += 2;
+}
 
-    int i;
-    for (i = 1; i < argc; i++) {
+static char *env_entry(const char *k, const char *v)
+{
+    size_t len = strlen(k) + 1 + strlen(v) + 1;
+    char *e = malloc(len);
+    if (!e)
+        die("out of memory");
+    snprintf(e, len, "%s=%s", k, v);
+    return e;
+}
+
+/* The options of one section, from argv[i] up to its program: -n and -env
+ * go to `app`, the others to `o`. Returns the index of the program. */
+static int parse_section(struct options *o, struct app *app, int argc, char **argv, int i)
+{
+    for (; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        }
+        if (strcmp(a, "--") == 0)
+            return i + 1;
         const char *name = opt_name(a);
         if (!name)
-            break;                          /* the program */
+            return i;                       /* the program, or a ':' with none before it */
         if (name_is(name, "n") || name_is(name, "np")) {
             const char *v = opt_value(argc, argv, &i, name);
             char *end;
@@ -148,17 +170,14 @@ void options_parse(struct options *o, int argc, char **argv)
                          NPROCS_MAX);
                 usage_error(msg, v);
             }
-            o->nprocs = (int)n;
+            app->nprocs = (int)n;
+        } else if (strcmp(name, "env") == 0) {
+            char *k, *v;
+            env_option(argc, argv, &i, &k, &v);
+            app->env[app->nenv++] = env_entry(k, v);
         } else if (strcmp(name, "genv") == 0) {
-            if (i + 2 >= argc)
-                usage_error("%s needs a name and a value", a);
-            const char *k = argv[i + 1];
-            if (!*k || strchr(k, '='))
-                usage_error("-genv: invalid variable name '%s'", k);
-            o->genv_key[o->ngenv] = argv[i + 1];
-            o->genv_val[o->ngenv] = argv[i + 2];
+            env_option(argc, argv, &i, &o->genv_key[o->ngenv], &o->genv_val[o->ngenv]);
             o->ngenv++;
-            i += 2;
         } else if (name_is(name, "bind-to")) {
             const char *v = opt_value(argc, argv, &i, name);
             if (strcmp(v, "core") == 0)
@@ -185,7 +204,58 @@ void options_parse(struct options *o, int argc, char **argv)
             usage_error("unknown option '%s'", a);
         }
     }
-    if (i >= argc)
-        usage_error("no program to run%s", "");
-    o->argv = argv + i;
+    return i;
+}
+
+static void *alloc_array(size_t n, size_t size)
+{
+    void *p = calloc(n, size);
+    if (!p)
+        die("out of memory");
+    return p;
+}
+
+void options_parse(struct options *o, int argc, char **argv)
+{
+    memset(o, 0, sizeof *o);
+    o->bind = BIND_DEFAULT;
+    /* every option word could be a -genv, every ':' start a program */
+    o->genv_key = alloc_array((size_t)argc, sizeof *o->genv_key);
+    o->genv_val = alloc_array((size_t)argc, sizeof *o->genv_val);
+    o->apps = alloc_array((size_t)argc, sizeof *o->apps);
+    /* hydra's and Open MPI's variable for the same limit */
+    const char *env_timeout = getenv("MPIEXEC_TIMEOUT");
+    if (env_timeout && *env_timeout)
+        o->timeout_s = parse_timeout(env_timeout, "MPIEXEC_TIMEOUT must be a number of seconds, not '%s'");
+
+    for (int i = 1;;) {
+        struct app *app = &o->apps[o->napps];
+        app->nprocs = 1;
+        app->env = alloc_array((size_t)argc, sizeof *app->env);
+        i = parse_section(o, app, argc, argv, i);
+        if (i >= argc || strcmp(argv[i], ":") == 0)
+            usage_error("no program to run%s", o->napps ? " after ':'" : "");
+        app->argv = argv + i;
+        while (i < argc && strcmp(argv[i], ":") != 0)
+            i++;
+        if (o->nprocs > NPROCS_MAX - app->nprocs) {
+            char msg[64];
+            snprintf(msg, sizeof msg, "more than %d processes in all%%s", NPROCS_MAX);
+            usage_error(msg, "");
+        }
+        app->first_rank = o->nprocs;
+        o->nprocs += app->nprocs;
+        o->napps++;
+        if (i >= argc)
+            break;
+        argv[i++] = NULL;                   /* ends this program's arguments */
+    }
+}
+
+const struct app *options_app_of(const struct options *o, int r)
+{
+    int a = 0;
+    while (a + 1 < o->napps && r >= o->apps[a + 1].first_rank)
+        a++;
+    return &o->apps[a];
 }

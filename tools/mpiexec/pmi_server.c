@@ -8,7 +8,7 @@
  *
  *   init pmi_version=1        -> response_to_init pmi_version=1 pmi_subversion=1 rc=0
  *   get_maxes                 -> maxes kvsname_max= keylen_max= vallen_max=
- *   get_appnum                -> appnum appnum=0
+ *   get_appnum                -> appnum appnum=<the rank's program, from 0 (MPMD)>
  *   get_my_kvsname            -> my_kvsname kvsname=<jobid>
  *   get_universe_size         -> universe_size size=N
  *   put kvsname= key= value=  -> put_result rc=0 msg=success
@@ -229,7 +229,9 @@ static void handle(struct job *j, int r, const char *line, size_t len)
         snprintf(c, sizeof c, "%d", VALLEN_MAX);
         REPLY(j, r, "cmd", "maxes", "kvsname_max", a, "keylen_max", b, "vallen_max", c);
     } else if (strcmp(cmd, "get_appnum") == 0) {
-        REPLY(j, r, "cmd", "appnum", "appnum", "0");
+        char a[16];
+        snprintf(a, sizeof a, "%d", (int)(options_app_of(j->opt, r) - j->opt->apps));
+        REPLY(j, r, "cmd", "appnum", "appnum", a);
     } else if (strcmp(cmd, "get_my_kvsname") == 0) {
         REPLY(j, r, "cmd", "my_kvsname", "kvsname", j->jobid);
     } else if (strcmp(cmd, "get_universe_size") == 0) {
