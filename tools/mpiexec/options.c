@@ -4,7 +4,8 @@
  *           [: [-n N] [-env K V]... prog args...]...
  *
  *   global: -genv K V, --bind-to core|numa|none, --tag-output,
- *           --report-bindings, --timeout S, --help, --help-env
+ *           --report-bindings, --timeout S, --oversubscribe and
+ *           --allow-run-as-root (accepted, no effect), --help, --help-env
  *
  * A lone ":" separates the programs of an MPMD job (MPI-4.0 11.5, as under
  * hydra and Open MPI): each gets its own -n and -env, its ranks follow the
@@ -45,6 +46,9 @@ void usage(FILE *f)
 "  --tag-output           prefix every line of output with [rank]\n"
 "  --timeout S            kill the job after S seconds (exit status 255); the\n"
 "                         environment variable MPIEXEC_TIMEOUT does the same\n"
+"  --oversubscribe, --allow-run-as-root\n"
+"                         accepted for Open MPI's mpirun's sake; Ferry runs more\n"
+"                         ranks than cores, and as root, without them\n"
 "  --help                 this text\n"
 "  --help-env             environment variables Ferry understands (ferry_info --env)\n"
 "\n"
@@ -195,6 +199,9 @@ static int parse_section(struct options *o, struct app *app, int argc, char **ar
                                          "--timeout needs a number of seconds, not '%s'");
         } else if (strcmp(name, "report-bindings") == 0) {
             o->report_bindings = 1;
+        } else if (strcmp(name, "oversubscribe") == 0 || strcmp(name, "allow-run-as-root") == 0) {
+            /* Open MPI's mpirun refuses both cases without them; Ferry
+             * allows them anyway, so scripts written for it run as they are */
         } else if (strcmp(name, "help") == 0 || strcmp(name, "h") == 0) {
             usage(stdout);
             exit(0);
