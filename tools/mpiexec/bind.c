@@ -3,9 +3,11 @@
  * Usable cores are the hwloc cores that intersect both the topology's
  * allowed cpuset (cgroups) and mpiexec's own affinity (taskset); a rank
  * bound to a core gets every allowed PU of that core. --bind-to core binds
- * rank i to usable core i mod ncores; --bind-to numa binds consecutive
- * ranks to the allowed cores of one NUMA node (rank i to node i * nnodes / N,
- * or i mod nnodes when there are more nodes than ranks); the default is core
+ * rank i to usable core i mod ncores (hwthread: to PU i mod nPUs); --bind-to
+ * numa (socket) binds consecutive ranks to the allowed cores of one NUMA node
+ * (package): rank i to node i * nnodes / N, or i mod nnodes when there are
+ * more nodes than ranks. A level the topology lacks falls back to cores,
+ * then PUs. The default is core
  * when N <= ncores and none otherwise. A hybrid MPI+OpenMP job (ranks see
  * OMP_NUM_THREADS=T > 1) gets by default min(T, ncores / N) consecutive cores
  * per rank, so its threads are not all bound to one core (explicit
@@ -55,7 +57,7 @@ void bind_plan(struct job *j)
 
     hwloc_topology_t topo;
     if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
-        if (mode == BIND_CORE || mode == BIND_NUMA)
+        if (mode != BIND_DEFAULT)
             fprintf(stderr, "mpiexec: warning: cannot read the machine topology (hwloc); "
                     "running unbound\n");
         set_unbound(j, "no topology");
@@ -67,9 +69,13 @@ void bind_plan(struct job *j)
     if (hwloc_get_cpubind(topo, mine, HWLOC_CPUBIND_PROCESS) == 0 && !hwloc_bitmap_iszero(mine))
         hwloc_bitmap_and(usable, usable, mine);
 
-    hwloc_obj_type_t type = mode == BIND_NUMA ? HWLOC_OBJ_NUMANODE : HWLOC_OBJ_CORE;
+    hwloc_obj_type_t type = mode == BIND_NUMA ? HWLOC_OBJ_NUMANODE
+                          : mode == BIND_SOCKET ? HWLOC_OBJ_PACKAGE
+                          : mode == BIND_HWTHREAD ? HWLOC_OBJ_PU : HWLOC_OBJ_CORE;
+    int spread = type == HWLOC_OBJ_NUMANODE || type == HWLOC_OBJ_PACKAGE;   /* consecutive ranks share one */
     int nobj = hwloc_get_nbobjs_by_type(topo, type);
-    if (nobj <= 0 && type == HWLOC_OBJ_NUMANODE) {   /* no NUMA information: cores */
+    if (nobj <= 0 && spread) {           /* no NUMA or package information: cores */
+        spread = 0;
         type = HWLOC_OBJ_CORE;
         nobj = hwloc_get_nbobjs_by_type(topo, type);
     }
@@ -93,7 +99,7 @@ void bind_plan(struct job *j)
     }
 
     if (ncores == 0) {
-        if (mode == BIND_CORE || mode == BIND_NUMA)
+        if (mode != BIND_DEFAULT)
             fprintf(stderr, "mpiexec: warning: no usable core found; running unbound\n");
         set_unbound(j, "no usable core");
     } else if (mode == BIND_DEFAULT && j->n > ncores) {
@@ -111,7 +117,7 @@ void bind_plan(struct job *j)
         hwloc_bitmap_t set = hwloc_bitmap_alloc();
         for (int r = 0; r < j->n; r++) {
             struct rank *rk = &j->ranks[r];
-            int c = type == HWLOC_OBJ_NUMANODE && j->n >= ncores ? (int)((long)r * ncores / j->n)
+            int c = spread && j->n >= ncores ? (int)((long)r * ncores / j->n)
                   : per > 1 ? r * per : r % ncores;
             hwloc_bitmap_zero(set);
             for (int k = 0; k < per; k++)
@@ -128,7 +134,8 @@ void bind_plan(struct job *j)
                          "bound to cores %d-%d (cpus %s; OMP_NUM_THREADS)", c, c + per - 1, list);
             else
                 snprintf(rk->bind_desc, sizeof rk->bind_desc, "bound to %s %d (cpus %s)",
-                         type == HWLOC_OBJ_CORE ? "core" : type == HWLOC_OBJ_NUMANODE ? "numa node" : "pu",
+                         type == HWLOC_OBJ_CORE ? "core" : type == HWLOC_OBJ_NUMANODE ? "numa node"
+                         : type == HWLOC_OBJ_PACKAGE ? "socket" : "pu",
                          c, list);
             rk->bound = 1;
         }

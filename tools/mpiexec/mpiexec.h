@@ -20,7 +20,7 @@
 
 #include "boot/pmi_wire.h"
 
-enum bind_mode { BIND_DEFAULT, BIND_CORE, BIND_NUMA, BIND_NONE };
+enum bind_mode { BIND_DEFAULT, BIND_CORE, BIND_HWTHREAD, BIND_SOCKET, BIND_NUMA, BIND_NONE };
 
 /* One program of the command line: "mpiexec -n 1 a : -n 4 b" (MPMD, MPI-4.0
  * 11.5) starts a as rank 0 and b as ranks 1-4, with MPI_APPNUM 0 and 1. */

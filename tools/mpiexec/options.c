@@ -3,7 +3,7 @@
  *   mpiexec [global options] [-n N] [-env K V]... prog args...
  *           [: [-n N] [-env K V]... prog args...]...
  *
- *   global: -genv K V, --bind-to core|numa|none, --tag-output,
+ *   global: -genv K V, --bind-to core|hwthread|socket|numa|none, --tag-output,
  *           --report-bindings, --timeout S, --oversubscribe and
  *           --allow-run-as-root (accepted, no effect), --help, --help-env
  *
@@ -36,9 +36,11 @@ void usage(FILE *f)
 "  -n N, -np N            number of processes of this program (default 1)\n"
 "  -env NAME VALUE        set NAME=VALUE for this program's processes\n"
 "  -genv NAME VALUE       set NAME=VALUE in the environment of every process\n"
-"  --bind-to core|numa|none\n"
-"                         core: bind rank i to core i mod (allowed cores); numa: bind\n"
-"                         consecutive ranks to the cores of one NUMA node; the default\n"
+"  --bind-to core|hwthread|socket|numa|none\n"
+"                         core: bind rank i to core i mod (allowed cores); hwthread:\n"
+"                         to one hardware thread (PU) each the same way; socket, numa:\n"
+"                         bind consecutive ranks to the cores of one package or NUMA\n"
+"                         node; the default\n"
 "                         is core when N <= allowed cores, none otherwise; when the\n"
 "                         ranks see OMP_NUM_THREADS=T > 1, the default gives each rank\n"
 "                         min(T, cores / N) cores\n"
@@ -186,12 +188,16 @@ static int parse_section(struct options *o, struct app *app, int argc, char **ar
             const char *v = opt_value(argc, argv, &i, name);
             if (strcmp(v, "core") == 0)
                 o->bind = BIND_CORE;
+            else if (strcmp(v, "hwthread") == 0)
+                o->bind = BIND_HWTHREAD;
+            else if (strcmp(v, "socket") == 0 || strcmp(v, "package") == 0)
+                o->bind = BIND_SOCKET;
             else if (strcmp(v, "numa") == 0)
                 o->bind = BIND_NUMA;
             else if (strcmp(v, "none") == 0)
                 o->bind = BIND_NONE;
             else
-                usage_error("--bind-to takes 'core', 'numa' or 'none', not '%s'", v);
+                usage_error("--bind-to takes 'core', 'hwthread', 'socket', 'numa' or 'none', not '%s'", v);
         } else if (strcmp(name, "tag-output") == 0) {
             o->tag_output = 1;
         } else if (name_is(name, "timeout")) {
