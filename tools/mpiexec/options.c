@@ -5,7 +5,9 @@
  *
  *   global: -genv K V, --bind-to core|hwthread|socket|numa|none, --tag-output,
  *           --report-bindings, --timeout S, --oversubscribe and
- *           --allow-run-as-root (accepted, no effect), --help, --help-env
+ *           --allow-run-as-root (accepted, no effect), -hosts/--host/-f/
+ *           --hostfile naming this machine only, -ppn (no effect), --help,
+ *           --help-env
  *
  * A lone ":" separates the programs of an MPMD job (MPI-4.0 11.5, as under
  * hydra and Open MPI): each gets its own -n and -env, its ranks follow the
@@ -48,6 +50,9 @@ void usage(FILE *f)
 "  --tag-output           prefix every line of output with [rank]\n"
 "  --timeout S            kill the job after S seconds (exit status 255); the\n"
 "                         environment variable MPIEXEC_TIMEOUT does the same\n"
+"  -hosts, --host H[,H...], -f, --hostfile FILE\n"
+"                         accepted when every host named is this machine (localhost,\n"
+"                         127.x, its name); -ppn N is accepted and changes nothing\n"
 "  --oversubscribe, --allow-run-as-root\n"
 "                         accepted for Open MPI's mpirun's sake; Ferry runs more\n"
 "                         ranks than cores, and as root, without them\n"
@@ -154,6 +159,55 @@ static char *env_entry(const char *k, const char *v)
     return e;
 }
 
+/* Is host (up to its ':' or end, length n) this machine? */
+static int host_is_local(const char *host, size_t n)
+{
+    char self[256];
+    if (n == 0 || (n == 9 && strncmp(host, "localhost", 9) == 0) || (n >= 4 && strncmp(host, "127.", 4) == 0) ||
+        (n == 3 && strncmp(host, "::1", 3) == 0))
+        return 1;
+    if (gethostname(self, sizeof self) != 0)
+        return 0;
+    self[sizeof self - 1] = '\0';
+    size_t short_len = strcspn(self, ".");
+    return (n == strlen(self) && strncmp(host, self, n) == 0) ||
+           (n == short_len && strncmp(host, self, n) == 0);
+}
+
+/* Hosts named by -hosts/--host ("a,b:4") or a host file (one "name",
+ * "name:slots" or "name slots=N" per line): Ferry's mpiexec runs one node,
+ * so every one must be this machine; scripts written for hydra or mpirun
+ * that name it then run unchanged. */
+static void check_hosts(const char *list, const char *what)
+{
+    for (const char *h = list; *h;) {
+        h += strspn(h, ", \t\n");
+        size_t n = strcspn(h, ":, \t\n");
+        if (n && !host_is_local(h, n)) {
+            char msg[400];
+            snprintf(msg, sizeof msg, "%s names host '%.*s': Ferry's mpiexec starts ranks on this node only "
+                     "(Ferry has no transport between nodes yet)%%s", what, (int)(n > 64 ? 64 : n), h);
+            usage_error(msg, "");
+        }
+        h += n;
+        h += strcspn(h, ",\n");   /* skip ":slots" or " slots=N" */
+    }
+}
+
+static void check_hostfile(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        usage_error("cannot read the host file '%s'", path);
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "#")] = '\0';
+        line[strcspn(line, " \t")] = '\0';   /* "name slots=N": the name */
+        check_hosts(line, "the host file");
+    }
+    fclose(f);
+}
+
 /* The options of one section, from argv[i] up to its program: -n and -env
  * go to `app`, the others to `o`. Returns the index of the program. */
 static int parse_section(struct options *o, struct app *app, int argc, char **argv, int i)
@@ -205,6 +259,13 @@ static int parse_section(struct options *o, struct app *app, int argc, char **ar
                                          "--timeout needs a number of seconds, not '%s'");
         } else if (strcmp(name, "report-bindings") == 0) {
             o->report_bindings = 1;
+        } else if (strcmp(name, "hosts") == 0 || name_is(name, "host") || strcmp(name, "H") == 0) {
+            check_hosts(opt_value(argc, argv, &i, name), a);
+        } else if (strcmp(name, "f") == 0 || name_is(name, "hostfile") || name_is(name, "machinefile")) {
+            check_hostfile(opt_value(argc, argv, &i, name));
+        } else if (name_is(name, "ppn")) {
+            /* processes per node: one node holds them all whatever it says */
+            opt_value(argc, argv, &i, name);
         } else if (strcmp(name, "oversubscribe") == 0 || strcmp(name, "allow-run-as-root") == 0) {
             /* Open MPI's mpirun refuses both cases without them; Ferry
              * allows them anyway, so scripts written for it run as they are */
