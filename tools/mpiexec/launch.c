@@ -20,7 +20,8 @@
  *                           (FERRY_STDOUT)
  *
  * exec failure travels back on a close-on-exec pipe: the parent reads either
- * EOF (exec worked) or the child's errno. */
+ * EOF (exec worked) or the child's errno (negated when the chdir to -wdir
+ * failed). */
 #include "mpiexec.h"
 
 #include <errno.h>
@@ -180,6 +181,12 @@ static void __attribute__((noreturn)) child(struct job *j, int r, char **envp, i
         sched_setaffinity(0, sizeof rk->cpus, &rk->cpus);   /* best effort */
     if (have_nofile)
         setrlimit(RLIMIT_NOFILE, &nofile_orig);
+    if (j->opt->wdir && chdir(j->opt->wdir) != 0) {
+        int e = -errno;          /* negative: the chdir failed, not the exec */
+        ssize_t w = write(errw, &e, sizeof e);
+        (void)w;
+        _exit(127);
+    }
     const struct app *app = options_app_of(j->opt, r);
     execvpe(app->argv[0], app->argv, envp);
 fail:;
@@ -270,7 +277,10 @@ void launch_rank(struct job *j, int r)
     while (got < 0 && errno == EINTR);
     close(ep[0]);
     if (got == (ssize_t)sizeof e) {
-        fprintf(stderr, "mpiexec: cannot execute '%s': %s\n", app->argv[0], strerror(e));
+        if (e < 0)
+            fprintf(stderr, "mpiexec: cannot start in '%s': %s\n", j->opt->wdir, strerror(-e));
+        else
+            fprintf(stderr, "mpiexec: cannot execute '%s': %s\n", app->argv[0], strerror(e));
         job_terminate(j, 127, 0);
     }
     if (j->opt->report_bindings)

@@ -38,6 +38,7 @@ struct options {
     int tag_output;
     int report_bindings;
     int timeout_s;             /* --timeout / MPIEXEC_TIMEOUT; 0: none */
+    const char *wdir;          /* -wdir: the ranks' working directory; NULL: mpiexec's */
     int ngenv;
     char **genv_key;           /* -genv K V, in command-line order */
     char **genv_val;

@@ -3,7 +3,8 @@
  *   mpiexec [global options] [-n N] [-env K V]... prog args...
  *           [: [-n N] [-env K V]... prog args...]...
  *
- *   global: -genv K V, --bind-to core|hwthread|socket|numa|none, --tag-output,
+ *   global: -genv K V, --bind-to core|hwthread|socket|numa|none, --tag-output
+ *           (-l, -prepend-rank), -wdir DIR (--wdir, -wd),
  *           --report-bindings, --timeout S, --oversubscribe and
  *           --allow-run-as-root (accepted, no effect), -hosts/--host/-f/
  *           --hostfile naming this machine only, -ppn (no effect), --help,
@@ -47,7 +48,8 @@ void usage(FILE *f)
 "                         ranks see OMP_NUM_THREADS=T > 1, the default gives each rank\n"
 "                         min(T, cores / N) cores\n"
 "  --report-bindings      print each rank's binding on stderr\n"
-"  --tag-output           prefix every line of output with [rank]\n"
+"  --tag-output, -l       prefix every line of output with [rank]\n"
+"  -wdir DIR              start the processes in DIR (default: the current directory)\n"
 "  --timeout S            kill the job after S seconds (exit status 255); the\n"
 "                         environment variable MPIEXEC_TIMEOUT does the same\n"
 "  -hosts, --host H[,H...], -f, --hostfile FILE\n"
@@ -252,7 +254,7 @@ static int parse_section(struct options *o, struct app *app, int argc, char **ar
                 o->bind = BIND_NONE;
             else
                 usage_error("--bind-to takes 'core', 'hwthread', 'socket', 'numa' or 'none', not '%s'", v);
-        } else if (strcmp(name, "tag-output") == 0) {
+        } else if (strcmp(name, "tag-output") == 0 || strcmp(name, "l") == 0 || strcmp(name, "prepend-rank") == 0) {
             o->tag_output = 1;
         } else if (name_is(name, "timeout")) {
             o->timeout_s = parse_timeout(opt_value(argc, argv, &i, name),
@@ -263,6 +265,8 @@ static int parse_section(struct options *o, struct app *app, int argc, char **ar
             check_hosts(opt_value(argc, argv, &i, name), a);
         } else if (strcmp(name, "f") == 0 || name_is(name, "hostfile") || name_is(name, "machinefile")) {
             check_hostfile(opt_value(argc, argv, &i, name));
+        } else if (name_is(name, "wdir") || name_is(name, "wd")) {
+            o->wdir = opt_value(argc, argv, &i, name);
         } else if (name_is(name, "ppn")) {
             /* processes per node: one node holds them all whatever it says */
             opt_value(argc, argv, &i, name);
