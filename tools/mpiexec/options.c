@@ -3,7 +3,7 @@
  *   mpiexec [global options] [-n N] [-env K V]... prog args...
  *           [: [-n N] [-env K V]... prog args...]...
  *
- *   global: -genv K V, --bind-to core|hwthread|socket|numa|none, --tag-output
+ *   global: -genv K V (-x K=V), --bind-to core|hwthread|socket|numa|none, --tag-output
  *           (-l, -prepend-rank), -wdir DIR (--wdir, -wd),
  *           --report-bindings, --timeout S, --oversubscribe and
  *           --allow-run-as-root (accepted, no effect), -hosts/--host/-f/
@@ -39,6 +39,7 @@ void usage(FILE *f)
 "  -n N, -np N            number of processes of this program (default 1)\n"
 "  -env NAME VALUE        set NAME=VALUE for this program's processes\n"
 "  -genv NAME VALUE       set NAME=VALUE in the environment of every process\n"
+"  -x NAME[=VALUE]        the same (Open MPI's spelling); -x NAME passes mpiexec's value\n"
 "  --bind-to core|hwthread|socket|numa|none\n"
 "                         core: bind rank i to core i mod (allowed cores); hwthread:\n"
 "                         to one hardware thread (PU) each the same way; socket, numa:\n"
@@ -240,6 +241,22 @@ static int parse_section(struct options *o, struct app *app, int argc, char **ar
         } else if (strcmp(name, "genv") == 0) {
             env_option(argc, argv, &i, &o->genv_key[o->ngenv], &o->genv_val[o->ngenv]);
             o->ngenv++;
+        } else if (strcmp(name, "x") == 0) {
+            /* Open MPI's -x NAME=VALUE, or -x NAME: export mpiexec's own value
+             * (which every rank gets anyway unless a -genv changed it) */
+            if (i + 1 >= argc)
+                usage_error("%s needs NAME or NAME=VALUE", a);
+            char *k = argv[++i], *eq = strchr(k, '=');
+            if (k == eq || !*k)
+                usage_error("-x: invalid variable name in '%s'", k);
+            if (eq) {
+                *eq = '\0';
+                o->genv_key[o->ngenv] = k;
+                o->genv_val[o->ngenv++] = eq + 1;
+            } else if (getenv(k)) {
+                o->genv_key[o->ngenv] = k;
+                o->genv_val[o->ngenv++] = getenv(k);
+            }
         } else if (name_is(name, "bind-to")) {
             const char *v = opt_value(argc, argv, &i, name);
             if (strcmp(v, "core") == 0)
