@@ -414,7 +414,7 @@ static long size_limit(enum ferry_coll_kind kind, const struct ferry_comm *c)
             return ferry_cfg.coll_shm_oversub_max;
         switch (kind) {   /* see FERRY_COLL_SHM_OVERSUB_MAX */
         case FERRY_COLL_SCATTER: return 32 * 1024;
-        case FERRY_COLL_ALLTOALL: return 64 * 1024;
+        case FERRY_COLL_ALLTOALL: return 32 * 1024;
         case FERRY_COLL_BCAST: return 2 * 1024 * 1024;
         case FERRY_COLL_REDUCE:
         case FERRY_COLL_ALLGATHER: return LONG_MAX;

@@ -227,9 +227,10 @@ static const struct config_var vars[] = {
      "measured on the development VM at 4 and 8 ranks on 2 CPUs: scatter up to 4 KiB and from the eager "
      "limit up to 32 KiB (between, the linear algorithm's eager sends let each receiver copy while the root "
      "writes the next block: 16 KiB 1.5x faster; above, its root cuts a step into one block per rank, and at "
-     "64 KiB linear was 1.1x faster at 4 ranks, 1.4x at 8); alltoall up to 64 KiB "
-     "per block (at 128 KiB the linear algorithm was 1.15x faster at 4 ranks, 1.6x at 8; at 256 KiB 1.3x "
-     "and 2x); gather "
+     "64 KiB linear was 1.1x faster at 4 ranks, 1.4x at 8); alltoall up to 32 KiB "
+     "per block (at 64 KiB the linear algorithm was as fast at 4 ranks, with no slow runs, where shared "
+     "memory took 78-96 us in 3 of 7, and 1.35x faster at 8 ranks: 253 against 345 us; at 128 KiB 1.15x "
+     "and 1.6x, at 256 KiB 1.3x and 2x); gather "
      "and allreduce up to 512 KiB (above, the point-to-point algorithms, whose per-pair rings take a whole "
      "message without waiting, were 1.3-2x faster); bcast (and ibcast) up to 2 MiB (at 8 ranks and 1 MiB "
      "1.3-2.5x faster than the point-to-point ones; at 4 MiB no better); reduce and allgather always."},
