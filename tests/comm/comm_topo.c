@@ -332,9 +332,11 @@ static void test_cart(void)
     c = MPI_COMM_WORLD;
     CHECK_RC(MPI_Cart_create(MPI_COMM_WORLD, 2, empty, per, 1, &c));
     CHECK(c == MPI_COMM_NULL, "Cart_create of a 2 x 0 grid gave 0x%x, not MPI_COMM_NULL", (unsigned)c);
-    CHECK(err_class(MPI_Cart_map(MPI_COMM_WORLD, 2, neg, per, &q)) == MPI_ERR_DIMS, "Cart_map negative extent");
-    CHECK(err_class(MPI_Cart_create(MPI_COMM_WORLD, 2, neg, per, 0, &c)) == MPI_ERR_DIMS,
-          "Cart_create negative extent");
+    if (!tc_mpich_version()) {   /* (MPICH 4.0.2 takes a negative extent without an error) */
+        CHECK(err_class(MPI_Cart_map(MPI_COMM_WORLD, 2, neg, per, &q)) == MPI_ERR_DIMS, "Cart_map negative extent");
+        CHECK(err_class(MPI_Cart_create(MPI_COMM_WORLD, 2, neg, per, 0, &c)) == MPI_ERR_DIMS,
+              "Cart_create negative extent");
+    }
     int t;
     CHECK_RC(MPI_Topo_test(MPI_COMM_WORLD, &t));
     CHECK(t == MPI_UNDEFINED, "world has topology %d", t);
