@@ -233,8 +233,11 @@ int PMPI_Group_difference(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
 
 /* The ranks a list of (first, last, stride) triplets names, in order, into
  * out (sized g->size); MPI_ERR_ARG for a zero stride, a triplet that runs
- * away from its last rank, a rank outside the group, or a rank named twice
- * (as MPICH reports them). Returns the count or -1 after raising the error. */
+ * away from its last rank, a named rank outside the group, or a rank named
+ * twice (as MPICH reports them). Only the ranks a triplet names must be in
+ * the group, not `last` itself: (5, 8, 2) on 8 ranks names 5 and 7 (IBM's
+ * group/range test, which MPICH passes). Returns the count or -1 after
+ * raising the error. */
 static int expand_ranges(const struct ferry_group *g, int n, int ranges[][3], int *out, const char *fn)
 {
     char *seen = ferry_xcalloc((size_t)g->size + 1, 1);
@@ -244,11 +247,13 @@ static int expand_ranges(const struct ferry_group *g, int n, int ranges[][3], in
         const char *why = NULL;
         if (stride == 0)
             why = "zero stride";
-        else if (first < 0 || first >= g->size || last < 0 || last >= g->size)
-            why = "rank outside the group";
         else if ((stride > 0 && first > last) || (stride < 0 && first < last))
             why = "stride points away from the last rank";
         for (long r = first; !why && (stride > 0 ? r <= last : r >= last); r += stride) {
+            if (r < 0 || r >= g->size) {
+                why = "rank outside the group";
+                break;
+            }
             if (seen[r]) {
                 why = "rank named twice";
                 break;

@@ -1,7 +1,8 @@
 /* comm_groups: every group operation against a reference computed here.
  *
  * Group_incl/excl with pseudo-random subsets and orders, Group_range_incl /
- * range_excl with forward, backward, strided and multiple triplets (the
+ * range_excl with forward, backward, strided and multiple triplets and one
+ * whose last rank lies past the group while the ranks it names do not (the
  * expected member list is expanded here), union / intersection / difference
  * of many group pairs (the standard's ordering: the first group's order,
  * then the second's), Group_compare (IDENT / SIMILAR / UNEQUAL),
@@ -347,6 +348,18 @@ static void test_errors(void)
     int r1[1][3] = {{0, size, 1}};
     CHECK(err_class(MPI_Group_range_incl(gw, 1, r1, &g)) == MPI_ERR_ARG, "range past the end");
     CHECK(err_class(MPI_Group_range_excl(gw, 1, r1, &g)) == MPI_ERR_ARG, "excl range past the end");
+    /* only the ranks a triplet names must be in the group: (0, size, size + 1)
+     * names rank 0 alone (the IBM suite's group/range relies on this) */
+    int r6[1][3] = {{0, size, size + 1}}, gs = -1, first = -1, zero = 0;
+    CHECK_RC(MPI_Group_range_incl(gw, 1, r6, &g));
+    CHECK_RC(MPI_Group_size(g, &gs));
+    CHECK_RC(MPI_Group_translate_ranks(g, 1, &zero, gw, &first));
+    CHECK(gs == 1 && first == 0, "range (0, %d, %d) gave %d ranks, the first %d", size, size + 1, gs, first);
+    CHECK_RC(MPI_Group_free(&g));
+    CHECK_RC(MPI_Group_range_excl(gw, 1, r6, &g));
+    CHECK_RC(MPI_Group_size(g, &gs));
+    CHECK(gs == size - 1, "excl range (0, %d, %d) left %d ranks", size, size + 1, gs);
+    CHECK_RC(MPI_Group_free(&g));
     int r2[1][3] = {{0, 0, 0}};
     CHECK(err_class(MPI_Group_range_incl(gw, 1, r2, &g)) == MPI_ERR_ARG, "zero stride");
     int r3[1][3] = {{-1, 0, 1}};
