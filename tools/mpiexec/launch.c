@@ -181,16 +181,16 @@ static void __attribute__((noreturn)) child(struct job *j, int r, char **envp, i
         sched_setaffinity(0, sizeof rk->cpus, &rk->cpus);   /* best effort */
     if (have_nofile)
         setrlimit(RLIMIT_NOFILE, &nofile_orig);
-    if (j->opt->wdir && chdir(j->opt->wdir) != 0) {
-        int e = -errno;          /* negative: the chdir failed, not the exec */
-        ssize_t w = write(errw, &e, sizeof e);
-        (void)w;
-        _exit(127);
-    }
+    int sign = -1;               /* negative errno: the chdir failed, not the exec */
+    if (j->opt->wdir && chdir(j->opt->wdir) != 0)
+        goto report;
+    sign = 1;
     const struct app *app = options_app_of(j->opt, r);
     execvpe(app->argv[0], app->argv, envp);
-fail:;
-    int e = errno;
+fail:
+    sign = 1;
+report:;
+    int e = sign * errno;
     ssize_t w = write(errw, &e, sizeof e);
     (void)w;
     _exit(127);
