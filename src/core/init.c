@@ -98,6 +98,26 @@ int ferry_init(int required, int *provided)
 static int world_state;  /* 0 never initialized, 1 between MPI_Init and MPI_Finalize, 2 finalized */
 static int sessions;     /* live sessions */
 
+/* At exit, a runtime that only sessions used and all of them finalized. */
+static void finalize_at_exit(void)
+{
+    if (ferry_rt.state == FERRY_INITIALIZED && sessions == 0 && world_state != 1)
+        ferry_finalize();
+}
+
+/* The last session is finalized and MPI_Init was never called: MPI-4.1
+ * (11.3.1) lets the process start a session again, or call MPI_Init, so the
+ * runtime stays up, idle, and is taken down when the process exits (the
+ * teardown's barrier then waits for the other ranks to get there too). */
+static void keep_runtime_until_exit(void)
+{
+    static int registered;
+    if (!registered && atexit(finalize_at_exit) == 0)
+        registered = 1;
+    else if (!registered)
+        ferry_finalize();
+}
+
 int ferry_runtime_start(int required, int *provided, int world_model)
 {
     if (ferry_rt.state == FERRY_FINALIZED)
@@ -121,8 +141,10 @@ void ferry_runtime_stop(int world_model)
         if (sessions == 0)
             ferry_finalize();
         world_state = 2;
-    } else if (--sessions == 0 && world_state != 1) {
+    } else if (--sessions == 0 && world_state == 2) {
         ferry_finalize();
+    } else if (sessions == 0 && world_state == 0) {
+        keep_runtime_until_exit();
     }
 }
 
