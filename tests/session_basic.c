@@ -4,7 +4,9 @@
  * mpi://SELF, names compared without case), the length protocol of
  * Session_get_nth_pset, "mpi_size" of each set, a group from each set and a
  * communicator from each group (Comm_create_from_group) that carries a ring
- * exchange and an allreduce checked against values computed here; an
+ * exchange and an allreduce checked against values computed here, and of
+ * the predefined attributes caches MPI_TAG_UB only (so does its dup, while
+ * MPI_COMM_WORLD has MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL too); an
  * intercommunicator between the even and odd ranks from two groups
  * (Intercomm_create_from_groups) pairs rank 2i with 2i+1. Errors go
  * to the session's handler: MPI_ERRORS_RETURN returns the class, a handler
@@ -36,6 +38,22 @@ static MPI_Comm comm_from_pset(MPI_Session s, const char *pset, const char *tag)
     CHECK_RC(MPI_Group_free(&g));
     CHECK(c != MPI_COMM_NULL, "Comm_create_from_group(%s) gave MPI_COMM_NULL", pset);
     return c;
+}
+
+/* Which predefined attributes c caches: MPI_TAG_UB (at least 32767) always;
+ * the environment's (MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL) only when env is
+ * set (MPI_COMM_WORLD), not on a communicator of the sessions model. */
+static void check_predefined(MPI_Comm c, int env, const char *what)
+{
+    int *v = NULL, flag = 0;
+    CHECK_RC(MPI_Comm_get_attr(c, MPI_TAG_UB, &v, &flag));
+    CHECK(flag && *v >= 32767, "%s: MPI_TAG_UB flag %d value %d", what, flag, flag ? *v : 0);
+    const int keys[] = {MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL};
+    const char *names[] = {"MPI_HOST", "MPI_IO", "MPI_WTIME_IS_GLOBAL"};
+    for (int i = 0; i < 3; i++) {
+        CHECK_RC(MPI_Comm_get_attr(c, keys[i], &v, &flag));
+        CHECK(flag == env, "%s: %s flag %d, expected %d", what, names[i], flag, env);
+    }
 }
 
 /* A ring exchange and an allreduce over c. */
@@ -109,6 +127,13 @@ int main(int argc, char **argv)
     use_comm(wc, world);
     use_comm(sc, 1);
     CHECK_RC(MPI_Comm_free(&sc));
+    /* MPICH 4.0 gives a communicator of the sessions model all of them */
+    int sessions_attrs = !tc_mpich_version();
+    MPI_Comm wdup;
+    check_predefined(wc, !sessions_attrs, "communicator from mpi://WORLD");
+    CHECK_RC(MPI_Comm_dup(wc, &wdup));
+    check_predefined(wdup, !sessions_attrs, "dup of the communicator from mpi://WORLD");
+    CHECK_RC(MPI_Comm_free(&wdup));
 
     /* an intercommunicator between the even and the odd ranks, from groups */
     if (world >= 2) {
@@ -174,6 +199,7 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     use_comm(MPI_COMM_WORLD, world);
     use_comm(wc, world);
+    check_predefined(MPI_COMM_WORLD, 1, "MPI_COMM_WORLD");
     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0) {
         printf("session_basic: OK (%d rank%s)\n", world, world == 1 ? "" : "s");

@@ -195,7 +195,8 @@ static int comm_get(MPI_Comm comm, int keyval, void *val, int *flag, enum ferry_
         return ferry_error(c, MPI_ERR_ARG, fn, "NULL attribute_val or flag pointer");
     if (ferry_keyval_is_builtin(keyval, FERRY_ATTR_COMM)) {
         /* MPICH's Fortran names each predefined keyval by its C value + 1 */
-        int *v = predefined_comm_attr((keyval - 1) | 1);
+        int key = (keyval - 1) | 1;
+        int *v = c->sessions_model && key != MPI_TAG_UB ? NULL : predefined_comm_attr(key);
         *flag = v != NULL;
         if (v)
             put_predefined_value(val, want, v);

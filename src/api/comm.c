@@ -91,6 +91,7 @@ static int dup_contents(struct ferry_comm *c, struct ferry_info *info, struct fe
 {
     n->topo = ferry_topo_dup(c->topo);
     n->info = info;
+    n->sessions_model = c->sessions_model;   /* the predefined attributes are copied too */
     int rc = ferry_attr_copy_all(&c->attrs, c->handle, &n->attrs, n->handle);
     if (rc) {
         ferry_attr_delete_all(&n->attrs, n->handle);

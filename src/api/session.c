@@ -26,6 +26,7 @@ static struct ferry_objtab sessions;
 static int sessions_ready;
 
 static int string_tag(const char *stringtag, uint32_t salt);
+static void mark_sessions_model(MPI_Comm h);
 
 static const char *const psets[] = {"mpi://WORLD", "mpi://SELF"};
 enum { NPSETS = 2 };
@@ -253,9 +254,22 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     if (info != MPI_INFO_NULL && !ferry_info_get(info))
         return ferry_error(NULL, MPI_ERR_INFO, fn, "invalid info handle 0x%x", (unsigned)info);
     rc = PMPI_Comm_create_group(MPI_COMM_WORLD, group, string_tag(stringtag, 0), newcomm);
+    if (rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL)
+        mark_sessions_model(*newcomm);
     if (rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL && errhandler != MPI_ERRHANDLER_NULL)
         rc = PMPI_Comm_set_errhandler(*newcomm, errhandler);
     return rc;
+}
+
+/* MPI-4 attaches the environment's attributes (MPI_HOST, MPI_IO,
+ * MPI_WTIME_IS_GLOBAL, ...) to MPI_COMM_WORLD in the world model; a
+ * communicator of the sessions model caches MPI_TAG_UB only (as Open MPI,
+ * whose sessions_test16 checks it). */
+static void mark_sessions_model(MPI_Comm h)
+{
+    struct ferry_comm *c = ferry_comm_get(h);
+    if (c)
+        c->sessions_model = 1;
 }
 
 /* The tag of a string tag, salted so that the steps of one call differ. */
@@ -296,6 +310,8 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
     rc = PMPI_Intercomm_create(local, local_leader, MPI_COMM_WORLD, rg->world[remote_leader],
                                string_tag(stringtag, 0x1c), newintercomm);
     PMPI_Comm_free(&local);
+    if (rc == MPI_SUCCESS)
+        mark_sessions_model(*newintercomm);
     if (rc == MPI_SUCCESS && errhandler != MPI_ERRHANDLER_NULL)
         rc = PMPI_Comm_set_errhandler(*newintercomm, errhandler);
     return rc;

@@ -59,6 +59,9 @@ struct ferry_comm {
     struct ferry_topo *topo;           /* Cartesian / graph / distributed graph topology, NULL if none */
     struct ferry_attr *attrs;          /* cached attributes (core/attr.h), most recently set first */
     struct ferry_info *info;           /* hints from Comm_set_info / Comm_dup_with_info, NULL if none */
+    int sessions_model;                /* made from a group (Comm_create_from_group,
+                                        * Intercomm_create_from_groups) or a dup of one: of the
+                                        * predefined attributes it caches MPI_TAG_UB only */
     char name[MPI_MAX_OBJECT_NAME];
 };
 
