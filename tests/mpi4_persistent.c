@@ -26,7 +26,10 @@
  *   a partition already ready (MPI_ERR_ARG; on MPICH and Open MPI only the
  *   out-of-range call is checked, and only that it fails); Pready on an inactive request,
  *   Parrived on a send request (MPI_ERR_REQUEST); Precv_init with
- *   MPI_ANY_SOURCE (MPI_ERR_RANK).
+ *   MPI_ANY_SOURCE (MPI_ERR_RANK); Psend_init of 0 partitions (MPI_ERR_ARG);
+ *   Cancel and Request_free of an active partitioned request
+ *   (MPI_ERR_REQUEST; the request then completes with every element); a
+ *   partitioned receive smaller than the message (MPI_ERR_TRUNCATE).
  *
  * Built against an MPI-3 library (Open MPI 4.1, used to validate the tests)
  * the program only says so.
@@ -240,7 +243,7 @@ static void partitioned_matching(void)
 
 static void partitioned_errors(void)
 {
-    int to = (rank + 1) % size, from = (rank + size - 1) % size, b[4] = {0}, c[4];
+    int to = (rank + 1) % size, from = (rank + size - 1) % size, b[4] = {0, 1, 2, 3}, c[4];
     MPI_Request s, r, bad;
     /* MPI names no class for a bad partition: Ferry says MPI_ERR_ARG, MPICH
      * MPI_ERR_OTHER; on a peer only the failure itself is checked */
@@ -253,6 +256,18 @@ static void partitioned_errors(void)
     CHECK(cls == MPI_ERR_REQUEST, "Pready on an inactive send: class %d", cls);
     CHECK_RC(MPI_Start(&r));
     CHECK_RC(MPI_Start(&s));
+    /* Cancel (and, on Ferry, Request_free) of an active partitioned send:
+     * an error, and the request still works (MPICH: MPI_ERR_INTERN, and it
+     * does not detect the free) */
+    rc = MPI_Cancel(&s);
+    MPI_Error_class(rc, &cls);
+    CHECK(rc != MPI_SUCCESS && (cls == MPI_ERR_REQUEST || peer), "Cancel of an active partitioned send: class %d", cls);
+    if (!peer) {   /* (the receive may be complete already: the peer's send need not wait) */
+        MPI_Request keep = s;
+        rc = MPI_Request_free(&s);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_REQUEST && s == keep, "Request_free of an active partitioned send: class %d", cls);
+    }
     rc = MPI_Pready(2, s);
     MPI_Error_class(rc, &cls);
     CHECK(rc != MPI_SUCCESS && (cls == MPI_ERR_ARG || peer), "Pready of partition 2 of 2: class %d", cls);
@@ -269,9 +284,32 @@ static void partitioned_errors(void)
     CHECK_RC(MPI_Pready(0, s));
     CHECK_RC(MPI_Wait(&s, MPI_STATUS_IGNORE));
     CHECK_RC(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    for (int k = 0; k < 4; k++)
+        CHECK(c[k] == k, "partitioned receive after the failed cancel: [%d] = %d", k, c[k]);
     rc = MPI_Precv_init(c, 1, 4, MPI_INT, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &bad);
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_RANK, "Precv_init from MPI_ANY_SOURCE: class %d", cls);
+    rc = MPI_Psend_init(b, 0, 4, MPI_INT, to, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &bad);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_ARG, "Psend_init of 0 partitions: class %d", cls);
+    CHECK_RC(MPI_Request_free(&s));
+    CHECK_RC(MPI_Request_free(&r));
+
+    /* a partitioned receive smaller than the message: truncation (MPICH:
+     * MPI_ERR_OTHER) */
+    int big[6] = {0}, small[4];
+    for (int k = 0; k < 6; k++)
+        big[k] = 100 * rank + k;
+    CHECK_RC(MPI_Psend_init(big, 3, 2, MPI_INT, to, 2, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
+    CHECK_RC(MPI_Precv_init(small, 2, 2, MPI_INT, from, 2, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+    CHECK_RC(MPI_Start(&r));
+    CHECK_RC(MPI_Start(&s));
+    CHECK_RC(MPI_Pready_range(0, 2, s));
+    MPI_Status st;
+    rc = MPI_Wait(&r, &st);
+    MPI_Error_class(rc, &cls);
+    CHECK(rc != MPI_SUCCESS && (cls == MPI_ERR_TRUNCATE || peer), "partitioned truncation: class %d", cls);
+    CHECK_RC(MPI_Wait(&s, MPI_STATUS_IGNORE));
     CHECK_RC(MPI_Request_free(&s));
     CHECK_RC(MPI_Request_free(&r));
     CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));

@@ -28,6 +28,16 @@ struct ferry_request *ferry_api_start_recv(void *buf, size_t count, struct ferry
     return r;
 }
 
+int ferry_api_truncated(struct ferry_request *r, int err, const char *fn)
+{
+    size_t msg = r->msg_bytes ? r->msg_bytes : ferry_status_bytes(&r->status);
+    if (err == MPI_ERR_TYPE)   /* proto/recv.c: a shorter message that ends inside a basic element */
+        return ferry_error(r->comm, err, fn, "message of %zu bytes from rank %d ends inside a basic element of the "
+                           "receive datatype", msg, r->status.MPI_SOURCE);
+    return ferry_error(r->comm, err, fn, "message of %zu bytes from rank %d is longer than the receive buffer (%zu bytes)",
+                       msg, r->status.MPI_SOURCE, r->bytes);
+}
+
 /* Wait for r, copy out its status, free it; the receive's error (truncation)
  * goes through the communicator's error handler. */
 int ferry_api_finish(struct ferry_request *r, MPI_Status *status, const char *fn)
@@ -35,12 +45,8 @@ int ferry_api_finish(struct ferry_request *r, MPI_Status *status, const char *fn
     ferry_request_wait(r);
     ferry_request_status_out(r, status);
     int err = r->status.MPI_ERROR;
-    struct ferry_comm *c = r->comm;
-    if (err) {
-        err = ferry_error(c, err, fn, "message of %zu bytes from rank %d is longer than the receive buffer (%zu bytes)",
-                          r->msg_bytes ? r->msg_bytes : ferry_status_bytes(&r->status), r->status.MPI_SOURCE,
-                          r->bytes);
-    }
+    if (err)
+        err = ferry_api_truncated(r, err, fn);
     ferry_request_free(r);
     return err;
 }

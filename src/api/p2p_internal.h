@@ -13,6 +13,9 @@ struct ferry_request *ferry_api_start_recv(void *buf, size_t count, struct ferry
 /* Wait for r, copy its status out, free it; returns the operation's error
  * (already passed through the error handler). */
 int ferry_api_finish(struct ferry_request *r, MPI_Status *status, const char *fn);
+/* Raise err (a truncation, or MPI_ERR_TYPE) of the completed receive r through its
+ * communicator's handler, naming both sizes and the sender. */
+int ferry_api_truncated(struct ferry_request *r, int err, const char *fn);
 /* Buffered send (bsend.c): copy into the attached buffer and start the send.
  * owner (Ibsend's or a persistent Bsend's request, or NULL) keeps a
  * reference to that send in owner->inner, so that cancelling owner can

@@ -71,8 +71,8 @@ static int init(void *buf, int partitions, MPI_Count count, MPI_Datatype type, i
     int rc = check_comm(comm, &c, fn);
     if (rc)
         return rc;
-    if (partitions < 0)
-        return ferry_error(c, MPI_ERR_ARG, fn, "negative partition count %d", partitions);
+    if (partitions < 1)   /* MPI-4.0 chapter 4: one partition or more */
+        return ferry_error(c, MPI_ERR_ARG, fn, "partition count %d: there must be at least one", partitions);
     if (count < 0)
         return ferry_error(c, MPI_ERR_COUNT, fn, "negative count %lld", (long long)count);
     if (count && partitions > INT64_MAX / count)
@@ -132,8 +132,6 @@ void ferry_part_start(struct ferry_request *r)
     }
     ps->not_ready = ps->partitions;
     memset(ps->ready, 0, (size_t)ps->partitions);
-    if (ps->partitions == 0)
-        post(r, 1);
 }
 
 /* Callers start *out and *ps at NULL: the compiler cannot see that a

@@ -50,8 +50,7 @@ static int op_error(struct ferry_request *r, int err, const char *fn)
 {
     if (r->kind == FERRY_REQ_GREQ)
         return ferry_error(NULL, err, fn, "generalized request: query_fn or free_fn returned error %d", err);
-    return ferry_error(r->comm, err, fn, "message from rank %d truncated: it is longer than the receive buffer (%zu bytes)",
-                       r->status.MPI_SOURCE, r->bytes);
+    return ferry_api_truncated(r, err, fn);
 }
 
 /* Several requests were completed, one failed: MPI_ERR_IN_STATUS. */
@@ -382,13 +381,24 @@ static int lookup_held(MPI_Request *h, struct ferry_request **r, const char *fn)
     return rc;
 }
 
+/* Freeing or cancelling a partitioned request that is started and not
+ * complete is erroneous (MPI-4.0 chapter 4): its partitions may still be marked
+ * ready, and the peer's matching operation waits for them. */
+static int check_not_active_part(struct ferry_request *r, const char *fn, const char *what)
+{
+    if (r->kind != FERRY_REQ_PART || !r->active || r->complete)
+        return MPI_SUCCESS;
+    return ferry_error(r->comm, MPI_ERR_REQUEST, fn, "%s an active partitioned request (started, not complete) is "
+                       "erroneous; complete it with MPI_Wait or MPI_Test first", what);
+}
+
 #pragma weak MPI_Request_free = PMPI_Request_free
 int PMPI_Request_free(MPI_Request *request)
 {
     FERRY_API_ENTER();
     struct ferry_request *r;
     int rc = lookup_held(request, &r, "MPI_Request_free");
-    if (rc)
+    if (rc || (rc = check_not_active_part(r, "MPI_Request_free", "freeing")))
         return rc;
     if (r->persistent && !r->active)
         r->complete = 1;
@@ -437,7 +447,7 @@ int PMPI_Cancel(MPI_Request *request)
     FERRY_API_ENTER();
     struct ferry_request *r;
     int rc = lookup_held(request, &r, "MPI_Cancel");
-    if (rc)
+    if (rc || (rc = check_not_active_part(r, "MPI_Cancel", "cancelling")))
         return rc;
     /* A receive that has not matched is simply taken off the posted queue.
      * A send is asked back from the receiver (ferry_proto_cancel_send); the

@@ -143,6 +143,8 @@ static void child_done(struct ferry_request *r)
     if (r->kind == FERRY_REQ_RECV || p->kind != FERRY_REQ_PAIR) {
         p->status = r->status;   /* the pair reports its receive */
         p->msg_bytes = r->msg_bytes;
+        if (r->kind == FERRY_REQ_RECV)
+            p->bytes = r->bytes;   /* the receive buffer's size, for a truncation's report */
         if (p->kind == FERRY_REQ_PART)
             p->status.MPI_TAG = p->tag;   /* the user's tag, not the message's (api/partitioned.c) */
     }

@@ -42,6 +42,7 @@ static void finish_recv(struct ferry_request *r, int src, int tag, size_t msg_by
                                                       : MPI_SUCCESS;
     if (r->rndv_counted)
         ferry_rndv_adapt_done(r);
+    r->msg_bytes = msg_bytes;   /* for the error report */
     ferry_status_set(&r->status, src, tag, err, got, 0);
     ferry_request_complete(r);
 }
