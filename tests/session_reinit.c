@@ -1,5 +1,5 @@
-/* session_reinit: MPI-4.1 lets a process start a session again after it
- * finalized all of its sessions (11.3.1), and call MPI_Init then.
+/* session_reinit: in the sessions model a process may start a session
+ * again after it finalized all of its sessions, and call MPI_Init then.
  *
  * Three rounds without the world model: Session_init, a communicator from
  * mpi://WORLD carrying a ring exchange and an allreduce whose results are

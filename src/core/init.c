@@ -105,10 +105,11 @@ static void finalize_at_exit(void)
         ferry_finalize();
 }
 
-/* The last session is finalized and MPI_Init was never called: MPI-4.1
- * (11.3.1) lets the process start a session again, or call MPI_Init, so the
- * runtime stays up, idle, and is taken down when the process exits (the
- * teardown's barrier then waits for the other ranks to get there too). */
+/* The last session is finalized and MPI_Init was never called: the
+ * sessions model lets the process start a session again, or call MPI_Init
+ * (Open MPI and MPICH from 4.1 allow both), so the runtime stays up, idle,
+ * and is taken down when the process exits (the teardown's barrier then
+ * waits for the other ranks to get there too). */
 static void keep_runtime_until_exit(void)
 {
     static int registered;
