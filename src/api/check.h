@@ -9,11 +9,31 @@
 #include "core/datatype.h"
 #include "core/error.h"
 #include "core/request.h"
+#include "core/topo.h"
 #include "core/runtime.h"
 #include "core/biglock.h"
 #include "core/util.h"
 
 #define FERRY_TAG_UB 0x7fffffff
+
+/* The neighbours of c's process topology for a neighbourhood collective:
+ * MPI_ERR_COMM on an intercommunicator, MPI_ERR_TOPOLOGY without a topology
+ * or when a neighbour is no rank of c (a graph edge past nnodes, which
+ * Graph_create accepts as MPICH does). */
+static inline int check_neighbors(struct ferry_comm *c, int *nin, const int **in, int *nout, const int **out,
+                                  const char *fn)
+{
+    if (c->remote)
+        return ferry_error(c, MPI_ERR_COMM, fn, "not defined on an intercommunicator");
+    if (!c->topo)
+        return ferry_error(c, MPI_ERR_TOPOLOGY, fn, "the communicator has no process topology");
+    if (c->topo->outside)
+        return ferry_error(c, MPI_ERR_TOPOLOGY, fn, "a graph neighbour of rank %d is no rank of the communicator "
+                           "(an edge to a node past nnodes = %d)", c->rank, c->topo->nnodes);
+    *nin = c->topo->nin, *in = c->topo->in;
+    *nout = c->topo->nout, *out = c->topo->out;
+    return MPI_SUCCESS;
+}
 
 static inline int check_init(const char *fn)
 {

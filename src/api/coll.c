@@ -518,10 +518,8 @@ static int allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, voi
     if (neighbor) {
         const int *in, *out;
         int outdeg;
-        if ((rc = chk_intra(c, fn)))
+        if ((rc = check_neighbors(c, &n, &in, &outdeg, &out, fn)))
             return rc;
-        if (ferry_topo_neighbors(c, &n, &in, &outdeg, &out))
-            return ferry_error(c, MPI_ERR_TOPOLOGY, fn, "communicator has no process topology");
     }
     if (sbuf == MPI_IN_PLACE && (neighbor || c->remote))
         return ferry_error(c, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is not allowed here");
@@ -742,10 +740,8 @@ static int alltoall(const struct a2a *x, int shape, MPI_Comm comm, int nb, MPI_R
     struct ferry_datatype **sdts = NULL, **rdts = NULL;
     if (neighbor) {
         const int *in, *out;
-        if ((rc = chk_intra(c, fn)))
+        if ((rc = check_neighbors(c, &nin, &in, &nout, &out, fn)))
             return rc;
-        if (ferry_topo_neighbors(c, &nin, &in, &nout, &out))
-            return ferry_error(c, MPI_ERR_TOPOLOGY, fn, "communicator has no process topology");
     }
     int in_place = x->sbuf == MPI_IN_PLACE;
     if (in_place && (neighbor || c->remote))

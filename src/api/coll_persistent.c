@@ -67,11 +67,12 @@ static int make(const struct pcoll *args, MPI_Info info, MPI_Request *req, const
     case PC_ROOT_RECV: nr = root_here ? ferry_comm_peer_count(c) : 0; break;
     case PC_ROOT_SEND: ns = root_here ? ferry_comm_peer_count(c) : 0; break;
     case PC_LOCAL_RECV: nr = c->size; break;
-    case PC_NEIGHBOR:
-        if (!c->topo)
-            return ferry_error(c, MPI_ERR_TOPOLOGY, fn, "the communicator has no process topology");
-        ns = c->topo->nout, nr = c->topo->nin;
+    case PC_NEIGHBOR: {
+        const int *in, *out;
+        if ((rc = check_neighbors(c, &nr, &in, &ns, &out, fn)))
+            return rc;
         break;
+    }
     }
     struct copy { const void **arr; size_t elt; int n; } copies[] = {
         {&args_copy.scounts, args->csz, ns},  {&args_copy.sdispls, args->sdsz, ns},

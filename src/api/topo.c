@@ -285,9 +285,15 @@ static int check_graph_args(struct ferry_comm *c, int nnodes, const int *index, 
     int nedges = nnodes ? index[nnodes - 1] : 0;
     if (nedges > 0 && !edges)
         return ferry_error(c, MPI_ERR_ARG, fn, "edges is NULL");
+    /* An edge to a rank of comm_old past nnodes names no node of the graph,
+     * but MPICH and Open MPI accept it (the IBM suite's topo/graph does
+     * that), so Ferry does too: the topology queries report it as given and
+     * the neighbourhood collectives of a rank with such a neighbour fail
+     * (check.h, check_neighbors). */
     for (int i = 0; i < nedges; i++)
-        if (edges[i] < 0 || edges[i] >= nnodes)
-            return ferry_error(c, MPI_ERR_ARG, fn, "edges[%d] = %d is not a node (0..%d)", i, edges[i], nnodes - 1);
+        if (edges[i] < 0 || edges[i] >= c->size)
+            return ferry_error(c, MPI_ERR_ARG, fn, "edges[%d] = %d is not a rank of the communicator (0..%d)", i,
+                               edges[i], c->size - 1);
     return MPI_SUCCESS;
 }
 

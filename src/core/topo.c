@@ -100,6 +100,8 @@ struct ferry_topo *ferry_topo_graph(int nnodes, const int *index, const int *edg
     t->nin = t->nout = n;
     t->in = copy_ints(edges + first, n);
     t->out = copy_ints(edges + first, n);
+    for (int i = 0; i < n; i++)
+        t->outside |= t->in[i] >= nnodes;
     return t;
 }
 

@@ -26,6 +26,7 @@ struct ferry_topo {
     /* neighbour lists in the order of the neighbourhood collectives */
     int nin, nout;
     int *in, *out;
+    int outside;   /* a neighbour is no rank of the communicator (a graph edge to node >= nnodes) */
 };
 
 /* Constructors copy their arrays; rank is this process's rank in the new

@@ -21,7 +21,9 @@
  * large (MPI_ERR_ARG), coordinates outside a non-periodic dimension
  * (MPI_ERR_ARG), bad ranks (MPI_ERR_RANK), bad directions (MPI_ERR_ARG),
  * queries of a missing topology (MPI_ERR_TOPOLOGY), bad graph edges
- * (MPI_ERR_ARG).
+ * (MPI_ERR_ARG); a graph edge to a rank past nnodes is accepted and
+ * reported back, a neighbourhood collective over it fails (Ferry:
+ * MPI_ERR_TOPOLOGY).
  */
 #include "common.h"
 
@@ -448,6 +450,30 @@ static void test_graph(void)
         CHECK(c == MPI_COMM_NULL || tc_mpich_version(), "a failed Graph_create left 0x%x, not MPI_COMM_NULL",
               (unsigned)c);   /* (MPICH 4.0.2 leaves it alone) */
         CHECK(err_class(MPI_Graph_create(MPI_COMM_WORLD, 2, dec, bad, 0, &c)) == MPI_ERR_ARG, "decreasing index");
+    }
+    if (size >= 4) {
+        /* an edge to a rank past nnodes (node 3 of a 2-node graph), as the
+         * IBM suite's topo/graph makes: MPICH and Open MPI accept it, the
+         * queries give it back; a neighbourhood collective of node 0, which
+         * has it for a neighbour, fails on Ferry (MPI_ERR_TOPOLOGY) */
+        int gi[2] = {2, 3}, ge[3] = {1, 3, 0}, ncount = -1, nb[2] = {-1, -1};
+        CHECK_RC(MPI_Graph_create(MPI_COMM_WORLD, 2, gi, ge, 0, &c));
+        CHECK((rank < 2) == (c != MPI_COMM_NULL), "2-node graph: rank %d got %s", rank,
+              c == MPI_COMM_NULL ? "MPI_COMM_NULL" : "a communicator");
+        if (c != MPI_COMM_NULL) {
+            CHECK_RC(MPI_Graph_neighbors_count(c, rank, &ncount));
+            CHECK(ncount == (rank == 0 ? 2 : 1), "2-node graph: node %d has %d neighbours", rank, ncount);
+            CHECK_RC(MPI_Graph_neighbors(c, rank, 2, nb));
+            CHECK(rank == 0 ? nb[0] == 1 && nb[1] == 3 : nb[0] == 0, "2-node graph: node %d neighbours %d %d", rank,
+                  nb[0], nb[1]);
+            if (!tc_mpich_version() && !tc_is_open_mpi() && rank == 0) {
+                int x = 1, y[2];
+                CHECK_RC(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
+                CHECK(err_class(MPI_Neighbor_allgather(&x, 1, MPI_INT, y, 1, MPI_INT, c)) == MPI_ERR_TOPOLOGY,
+                      "neighbour allgather with a neighbour outside the graph");
+            }
+            CHECK_RC(MPI_Comm_free(&c));
+        }
     }
     CHECK(err_class(MPI_Graph_create(MPI_COMM_WORLD, size + 1, idx, bad, 0, &c)) == MPI_ERR_ARG, "too many nodes");
     CHECK_RC(MPI_Graph_create(MPI_COMM_WORLD, 0, idx, bad, 0, &c));
