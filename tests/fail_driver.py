@@ -4,11 +4,12 @@
 usage: fail_driver.py --launcher "mpiexec" --np N [--timeout S] [--ferry]
                       [--max-seconds S] MODE -- /path/to/fail_victim
 
-MODE   kill | abort | exit0 | fatal | exit7 | stdin | hang   (see fail_victim.c)
+MODE   kill | abort | exit0 | fatal | exit7 | stdin | hang | nofinalize   (see fail_victim.c)
 
 Always checked (any MPI):
   * the job ends before --timeout (a hang fails, the process group is killed)
-  * kill/abort/exit0/fatal: exit status non-zero (exit0: see --lenient-exit0);
+  * kill/abort/exit0/fatal/nofinalize: exit status non-zero (exit0,
+    nofinalize: see --lenient-exit0);
     the job is over within
     --max-seconds (default 3) of the failure -- measured from the victim's own
     CLOCK_REALTIME stamp written just before it fails, to mpiexec's exit;
@@ -22,7 +23,10 @@ Always checked (any MPI):
   * no /dev/shm/ferry-* entry that was not there before the run
 With --ferry, Ferry's own wording is checked too (other MPIs word it
 differently):
-  * kill/abort/exit0: a line on stderr names the failed rank
+  * nofinalize: exit status 1, and every other rank's line (printed after
+    the victim exited) is in stdout: they were let finish (hydra and Open
+    MPI's mpirun kill them)
+  * kill/abort/exit0/nofinalize: a line on stderr names the failed rank
     ("rank R" or "[R]"); abort: exit status 3, and the line the victim printed
     to stdout just before MPI_Abort (not flushed) is in the output; fatal:
     so is the line it printed (not flushed) before the erroneous MPI_Send
@@ -56,7 +60,7 @@ def main():
     ap.add_argument("--lenient-exit0", action="store_true",
                     help="peer deviation: MPICH's hydra exits 0 when a rank calls "
                          "exit(0) without MPI_Finalize (1-2 ranks)")
-    ap.add_argument("mode", choices=["kill", "abort", "exit0", "fatal", "exit7", "stdin", "hang"])
+    ap.add_argument("mode", choices=["kill", "abort", "exit0", "fatal", "exit7", "stdin", "hang", "nofinalize"])
     ap.add_argument("prog", nargs="+")
     a = ap.parse_args()
     prog = a.prog[-1]
@@ -118,9 +122,9 @@ def main():
     if pipes_open and not hung:
         fail("processes still hold the job's stdout/stderr 5 s after mpiexec exited")
 
-    failing = a.mode in ("kill", "abort", "exit0", "fatal", "hang")
+    failing = a.mode in ("kill", "abort", "exit0", "fatal", "hang", "nofinalize")
     if failing and not hung:
-        if rc == 0 and not (a.mode == "exit0" and a.lenient_exit0):
+        if rc == 0 and not (a.mode in ("exit0", "nofinalize") and a.lenient_exit0):
             fail("exit status 0 after a rank failed (mode %s)" % a.mode)
         vf = os.path.join(tmp, "victim")
         if not os.path.exists(vf):
@@ -167,6 +171,8 @@ def main():
                     fail("no stderr line names rank %d, MPI_Send and the reason" % victim)
             elif not rank_re.search(stderr):
                 fail("stderr does not name the failed rank %d" % victim)
+            if a.mode == "nofinalize" and rc != 1:
+                fail("a rank that skipped MPI_Finalize gave exit status %d, expected 1" % rc)
             if a.mode == "abort" and rc != 3:
                 fail("MPI_Abort(MPI_COMM_WORLD, 3) gave exit status %d, expected 3" % rc)
             if a.mode == "abort" and "calls MPI_Abort(3)" not in stdout:
@@ -175,7 +181,12 @@ def main():
                 fail("the line the victim printed (unflushed) before its fatal MPI_Send is not in stdout")
         if a.mode != "hang":
             lost = [r for r in range(victim) if "bystander: rank %d " % r not in stdout]
-            if lost:
+            if a.mode == "nofinalize":
+                # Ferry's mpiexec lets them finish (FERRY_EXIT_GRACE_MS);
+                # hydra and Open MPI's mpirun kill them
+                if lost and a.ferry:
+                    fail("ranks %s were not let finish after rank %d exited without MPI_Finalize" % (lost, victim))
+            elif lost:
                 fail("the lines ranks %s printed (unflushed) before they were killed are not in stdout"
                      % lost)
     if a.mode == "exit7" and not hung and rc != 7:

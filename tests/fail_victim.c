@@ -13,6 +13,13 @@
  *          (not flushed) and calls MPI_Send to rank size+1000; the others
  *          wait in MPI_Recv from it.
  *   exit7  everybody finalizes; the highest rank then exits with status 7.
+ *   nofinalize  the victim sends an int to every other rank and returns from
+ *          main without MPI_Finalize (as some old test programs do); each
+ *          other rank receives it, waits until the victim's process is gone
+ *          (reaped by the launcher), prints "bystander: rank R received V
+ *          after the victim exited" and returns without MPI_Finalize too:
+ *          the launcher must let them finish (their lines reach the output)
+ *          rather than kill them when the victim exits.
  *   stdin  rank 0 reads one line from stdin and compares it with LINE.
  * Every rank writes its pid to DIR/pid.RANK first (not in stdin mode), so
  * the driver can check that no rank outlives the job. In kill, abort, exit0
@@ -23,6 +30,7 @@
  */
 #define _GNU_SOURCE
 #include "common.h"
+#include <sched.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,6 +80,32 @@ int main(int argc, char **argv)
 
     snprintf(name, sizeof name, "pid.%d", rank);
     write_file(dir, name, "%ld\n", (long)getpid());
+
+    if (!strcmp(mode, "nofinalize")) {
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD)); /* every pid file is written */
+        if (rank == victim) {
+            for (int r = 0; r < victim; r++) {
+                int v = 1000 + r;
+                CHECK_RC(MPI_Send(&v, 1, MPI_INT, r, 5, MPI_COMM_WORLD));
+            }
+            write_file(dir, "victim", "%ld %.6f\n", (long)getpid(), realtime());
+            return 0;
+        }
+        int v = -1;
+        CHECK_RC(MPI_Recv(&v, 1, MPI_INT, victim, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK(v == 1000 + rank, "received %d from the victim, expected %d", v, 1000 + rank);
+        char path[4200];
+        snprintf(path, sizeof path, "%s/pid.%d", dir, victim);
+        FILE *f = fopen(path, "r");
+        long vpid = 0;
+        CHECK(f && fscanf(f, "%ld", &vpid) == 1, "cannot read %s", path);
+        fclose(f);
+        /* a condition polled, not a delay: the victim's exit is reaped */
+        while (kill((pid_t)vpid, 0) == 0)
+            sched_yield();
+        printf("bystander: rank %d received %d after the victim exited\n", rank, v);
+        return 0;
+    }
 
     if (!strcmp(mode, "exit7")) {
         CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));

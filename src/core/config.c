@@ -135,6 +135,10 @@ static const struct config_var vars[] = {
      "none (MPICH's) or keep (the C library's: full buffering into a pipe or file). With line or none, a "
      "rank killed because another one failed or called MPI_Abort has written the lines it printed.",
      "line,none,keep"},
+    {"FERRY_EXIT_GRACE_MS", &ferry_cfg.exit_grace_ms, 1000, 0, 3600000,
+     "Ferry's mpiexec: when a rank exits with status 0 without calling MPI_Finalize, the other ranks have this "
+     "many milliseconds to finish on their own (as under hydra), then they are killed (a rank waiting for the one "
+     "gone would wait for ever); the job's status is 1 either way. 0: kill them at once."},
     {"FERRY_OVERSUBSCRIBE", &ferry_cfg.oversubscribe, -1, -1, 1,
      "Idle ranks sleep on a futex instead of polling: -1 when local ranks outnumber their CPUs, 0 never, 1 always."},
     {"FERRY_SHM_HOT", &ferry_cfg.shm_hot, 16, 1, 1L << 20,

@@ -31,6 +31,7 @@ struct ferry_config {
     long spin;               /* empty progress polls before a waiting rank yields the CPU */
     long verbose;            /* diagnostic output level */
     long stdout_buf;         /* enum ferry_stdout: stdout buffering under a launcher */
+    long exit_grace_ms;      /* read by mpiexec (tools/mpiexec/main.c); listed here to be documented */
     long thread_max;         /* highest thread level MPI_Init_thread provides */
     long shm_backend;        /* enum ferry_shm_backend */
     long shm_hot;            /* rings polled on every poll (hot peers) when there are more local ranks */

@@ -2,7 +2,11 @@
  *
  * Reaping judges each exit:
  *   killed by signal S                       -> failure, status 128+S
- *   exit before cmd=finalize (after init)    -> failure, status c (1 if c == 0)
+ *   exit c != 0 before cmd=finalize (after init) -> failure, status c
+ *   exit 0 before cmd=finalize (after init)  -> status 1, one line; the other
+ *                                               ranks have FERRY_EXIT_GRACE_MS to
+ *                                               finish on their own (their output
+ *                                               is kept), else they are killed
  *   exit c after finalize, or never spoke PMI -> status c if it is the first non-zero
  *   (plain programs that never talk PMI, e.g. `mpiexec -n 3 hostname`, may exit
  *   0 freely; that is the only way to tell them from MPI programs.)
@@ -83,8 +87,20 @@ static void judge(struct job *j, int r)
         job_fail_rank(j, r, 128 + s, "was killed by signal %d (%s)", s, strsignal(s));
     }
     int c = WEXITSTATUS(st);
-    if (rk->pmi_inited && !rk->finalized)
+    if (rk->pmi_inited && !rk->finalized && (c != 0 || j->exit_grace_ms <= 0))
         job_fail_rank(j, r, c ? c : 1, "exited with status %d without calling MPI_Finalize", c);
+    if (rk->pmi_inited && !rk->finalized && j->exit0_rank < 0) {
+        /* Programs that end without MPI_Finalize (old test suites do) often
+         * have nothing left to say to the others, which would finish on
+         * their own, as they do under hydra; a rank still waiting for this
+         * one would wait for ever, so the job gets a deadline. */
+        j->exit0_rank = r;
+        j->exit0_deadline = monotonic_ms() + j->exit_grace_ms;
+        job_set_exit(j, 1);   /* still an error, as under Open MPI's mpirun */
+        fprintf(stderr, "mpiexec: rank %d (pid %ld) exited with status 0 without calling MPI_Finalize (the job's "
+                "status will be 1); the other ranks have %ld ms to finish (FERRY_EXIT_GRACE_MS)\n", r,
+                (long)rk->pid, j->exit_grace_ms);
+    }
     job_set_exit(j, c);
     pmi_server_check_barrier(j);
 }

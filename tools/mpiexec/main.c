@@ -59,6 +59,19 @@ static uint32_t random32(void)
 
 enum { SRC_PMI, SRC_OUT, SRC_ERR };
 
+/* FERRY_EXIT_GRACE_MS (documented in Ferry's variable table, core/config.c). */
+static long exit_grace_ms(void)
+{
+    const char *v = getenv("FERRY_EXIT_GRACE_MS");
+    char *end;
+    long ms = v ? strtol(v, &end, 10) : 1000;
+    if (v && (end == v || *end || ms < 0 || ms > 3600000)) {
+        fprintf(stderr, "mpiexec: FERRY_EXIT_GRACE_MS=%s is not a number of milliseconds (0..3600000)\n", v);
+        exit(2);
+    }
+    return ms;
+}
+
 static void event_loop(struct job *j)
 {
     size_t cap = 1 + 3 * (size_t)j->n;
@@ -96,6 +109,14 @@ static void event_loop(struct job *j)
                 job_terminate(j, 255, 1);
             }
             wait_ms = left > INT_MAX ? INT_MAX : (int)left;
+        }
+        if (j->exit0_rank >= 0) {
+            long left = j->exit0_deadline - monotonic_ms();
+            if (left <= 0)
+                job_fail_rank(j, j->exit0_rank, 1, "exited with status 0 without calling MPI_Finalize, and the "
+                              "other ranks did not finish within %ld ms", j->exit_grace_ms);
+            if (wait_ms < 0 || left < wait_ms)
+                wait_ms = (int)left;
         }
         int n = poll(pfd, k, wait_ms);
         if (n < 0) {
@@ -150,6 +171,8 @@ int main(int argc, char **argv)
     J.opt = &opt;
     J.n = opt.nprocs;
     J.self = getpid();
+    J.exit0_rank = -1;
+    J.exit_grace_ms = exit_grace_ms();
     snprintf(J.jobid, sizeof J.jobid, "ferry_%ld_%08x", (long)J.self, random32());
     J.ranks = calloc((size_t)J.n, sizeof *J.ranks);
     if (!J.ranks)

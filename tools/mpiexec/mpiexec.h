@@ -90,6 +90,9 @@ struct job {
     int nrunning;
     int barrier_count;
     pid_t self;
+    int exit0_rank;            /* the first rank that exited 0 without MPI_Finalize, -1: none */
+    long exit0_deadline;       /* monotonic ms: the other ranks must be done by then */
+    long exit_grace_ms;        /* FERRY_EXIT_GRACE_MS */
 };
 
 extern struct job J;
