@@ -2,7 +2,9 @@
 #include "core/match.h"
 #include "core/request.h"
 #include "core/util.h"
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 static struct ferry_request *posted_head, *posted_tail;
 static struct ferry_unexp *unexp_head, *unexp_tail;
@@ -105,10 +107,35 @@ struct ferry_unexp *ferry_unexp_take_sent(int world_src, uint32_t ctx, int tag, 
     return NULL;
 }
 
+static struct ferry_unexp *unexp_pool;   /* freed records, linked by next */
+static int unexp_pooled;
+enum { UNEXP_POOL_MAX = 256 };
+
+struct ferry_unexp *ferry_unexp_new(size_t bytes)
+{
+    struct ferry_unexp *u = unexp_pool;
+    if (u) {
+        unexp_pool = u->next;
+        unexp_pooled--;
+        memset(u, 0, offsetof(struct ferry_unexp, small));
+    } else {
+        u = ferry_xcalloc(1, sizeof *u);
+    }
+    u->data = bytes <= sizeof u->small ? u->small : ferry_xmalloc(bytes);
+    return u;
+}
+
 void ferry_unexp_free(struct ferry_unexp *u)
 {
-    free(u->data);
-    free(u);
+    if (u->data != u->small)
+        free(u->data);
+    if (unexp_pooled >= UNEXP_POOL_MAX) {
+        free(u);
+        return;
+    }
+    u->next = unexp_pool;
+    unexp_pool = u;
+    unexp_pooled++;
 }
 
 void ferry_match_finalize(void)
@@ -120,4 +147,10 @@ void ferry_match_finalize(void)
     }
     unexp_tail = NULL;
     posted_head = posted_tail = NULL;
+    while (unexp_pool) {
+        struct ferry_unexp *u = unexp_pool;
+        unexp_pool = u->next;
+        free(u);
+    }
+    unexp_pooled = 0;
 }

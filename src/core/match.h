@@ -25,9 +25,16 @@ struct ferry_unexp {
     uint32_t msg_id;        /* sender's number for it (0: not cancellable), see FERRY_PKT_CANCEL */
     uint64_t sreq;          /* rndv: sender cookie */
     uint64_t addr;          /* rndv: sender address for single copy (0: none) */
-    char *data;             /* eager: copy of the payload */
+    char *data;             /* eager: copy of the payload (small: it is `small`) */
     struct ferry_unexp *next, *prev;
+    char small[64];         /* eager messages up to 64 bytes, without a second allocation */
 };
+
+/* A zeroed record, from a free list (a window of small messages that
+ * arrive before their receives, as in a message-rate loop whose sender runs
+ * ahead, would otherwise take two malloc/free pairs each); data points at a
+ * buffer for `bytes` of eager payload (rndv: pass 0). */
+struct ferry_unexp *ferry_unexp_new(size_t bytes);
 
 static inline int ferry_match_ok(uint32_t ctx, int src, int tag, uint32_t want_ctx, int want_src, int want_tag)
 {

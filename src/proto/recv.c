@@ -441,14 +441,13 @@ static void on_eager(int src, const struct ferry_pkt *pkt)
         finish_recv(r, pkt->src, pkt->tag, pkt->msg_bytes);
         return;
     }
-    struct ferry_unexp *u = ferry_xcalloc(1, sizeof *u);
+    struct ferry_unexp *u = ferry_unexp_new((size_t)pkt->msg_bytes);
     u->ctx = pkt->ctx;
     u->src = pkt->src;
     u->tag = pkt->tag;
     u->world_src = src;
     u->msg_id = pkt->msg_id;
     u->bytes = pkt->msg_bytes;
-    u->data = ferry_xmalloc(u->bytes);
     eager_copy(pkt, NULL, u->data, u->bytes);
     ferry_unexp_add(u);
 }
@@ -461,7 +460,7 @@ static void on_rts(int src, const struct ferry_pkt *pkt)
                    !!(pkt->flags & FERRY_PKT_FLAG_FANOUT));
         return;
     }
-    struct ferry_unexp *u = ferry_xcalloc(1, sizeof *u);
+    struct ferry_unexp *u = ferry_unexp_new(0);
     u->ctx = pkt->ctx;
     u->src = pkt->src;
     u->tag = pkt->tag;
