@@ -335,8 +335,8 @@ static int attach_finish(struct ferry_sched *s, struct sched_step *st)
 static int attach(struct ferry_comm *c, struct shm_comm *m, int blocking)
 {
     struct ferry_sched *s = sched_new(c, m->nb);
-    struct attach *at = sched_alloc(s, sizeof *at);
-    at->m = m;
+    struct attach *at = sched_alloc(s, sizeof *at);   /* (not zeroed) */
+    *at = (struct attach){.m = m};   /* created stays 0 on every rank but the creator */
     char job[64];
     size_t i = 0;
     for (const char *p = ferry_rt.jobid; *p && i < sizeof job - 1; p++)
