@@ -13,7 +13,8 @@
  * per rank, so its threads are not all bound to one core (explicit
  * --bind-to core still means one core, as in Open MPI). The plan is made
  * here, in the parent; the child only calls sched_setaffinity() with the
- * precomputed mask. */
+ * precomputed mask. It covers world 0 (the command line's ranks, before any
+ * spawn); spawned processes are not bound. */
 #include "mpiexec.h"
 
 #include <hwloc.h>
@@ -24,8 +25,8 @@
 static void set_unbound(struct job *j, const char *why)
 {
     for (int r = 0; r < j->n; r++) {
-        j->ranks[r].bound = 0;
-        snprintf(j->ranks[r].bind_desc, sizeof j->ranks[r].bind_desc, "not bound (%s)", why);
+        j->ranks[r]->bound = 0;
+        snprintf(j->ranks[r]->bind_desc, sizeof j->ranks[r]->bind_desc, "not bound (%s)", why);
     }
 }
 
@@ -116,7 +117,7 @@ void bind_plan(struct job *j)
         }
         hwloc_bitmap_t set = hwloc_bitmap_alloc();
         for (int r = 0; r < j->n; r++) {
-            struct rank *rk = &j->ranks[r];
+            struct rank *rk = j->ranks[r];
             int c = spread && j->n >= ncores ? (int)((long)r * ncores / j->n)
                   : per > 1 ? r * per : r % ncores;
             hwloc_bitmap_zero(set);

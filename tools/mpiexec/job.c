@@ -10,6 +10,8 @@
  *   exit c after finalize, or never spoke PMI -> status c if it is the first non-zero
  *   (plain programs that never talk PMI, e.g. `mpiexec -n 3 hostname`, may exit
  *   0 freely; that is the only way to tell them from MPI programs.)
+ * The rules are the same for every world's processes (spawned ones too), and
+ * the job ends when every process of every world has exited.
  * A failure prints one line, SIGKILLs everything and exits. mpiexec is a
  * child subreaper, so processes the ranks started and orphaned come back
  * to it and are killed too; teardown is bounded to about a second. */
@@ -19,6 +21,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -44,10 +47,71 @@ void job_set_exit(struct job *j, int code)
         j->exit_code = code;
 }
 
+struct world *job_add_world(struct job *j, int n)
+{
+    if (n < 1 || n > INT_MAX - j->n)
+        return NULL;
+    struct rank **nr = realloc(j->ranks, (size_t)(j->n + n) * sizeof *nr);
+    if (!nr)
+        return NULL;
+    j->ranks = nr;                       /* only the capacity grew so far */
+    struct world **nw = realloc(j->worlds, (size_t)(j->nworlds + 1) * sizeof *nw);
+    if (!nw)
+        return NULL;
+    j->worlds = nw;
+    struct world *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->index = j->nworlds;
+    w->base = j->n;
+    w->n = n;
+    w->parent_uid = -1;
+    if (w->index == 0)
+        snprintf(w->kvsname, sizeof w->kvsname, "%s", j->jobid);
+    else
+        snprintf(w->kvsname, sizeof w->kvsname, "%ss%d", j->jobid, w->index);
+    int i;
+    for (i = 0; i < n; i++) {
+        struct rank *rk = calloc(1, sizeof *rk);
+        if (!rk)
+            break;
+        rk->world = w->index;
+        rk->wrank = i;
+        rk->pmi_fd = rk->child_fd = -1;
+        rk->out[0].fd = rk->out[1].fd = -1;
+        pmi_wire_rbuf_init(&rk->rb);
+        if (w->index == 0)
+            snprintf(rk->label, sizeof rk->label, "[%d] ", i);
+        else
+            snprintf(rk->label, sizeof rk->label, "[s%d:%d] ", w->index, i);
+        j->ranks[w->base + i] = rk;
+    }
+    if (i < n || pmi_server_world_init(w) != 0) {
+        while (i-- > 0)
+            free(j->ranks[w->base + i]);
+        free(w);
+        return NULL;
+    }
+    j->worlds[j->nworlds++] = w;
+    j->n += n;
+    return w;
+}
+
+const char *rank_desc(const struct job *j, int r, char *buf, size_t cap)
+{
+    const struct rank *rk = j->ranks[r];
+    if (rk->world == 0)
+        snprintf(buf, cap, "rank %d (pid %ld)", r, (long)rk->pid);
+    else
+        snprintf(buf, cap, "spawned rank %d of world %d (uid %d, pid %ld)", rk->wrank, rk->world, r,
+                 (long)rk->pid);
+    return buf;
+}
+
 static int find_rank(struct job *j, pid_t pid)
 {
     for (int r = 0; r < j->n; r++)
-        if (j->ranks[r].pid == pid && j->ranks[r].state == RS_RUNNING)
+        if (j->ranks[r]->pid == pid && j->ranks[r]->state == RS_RUNNING)
             return r;
     return -1;
 }
@@ -67,8 +131,8 @@ static int reap_quiet(struct job *j, void (*judge)(struct job *, int))
         int r = find_rank(j, p);
         if (r < 0)
             continue;                     /* an adopted orphan */
-        j->ranks[r].state = RS_EXITED;
-        j->ranks[r].status = st;
+        j->ranks[r]->state = RS_EXITED;
+        j->ranks[r]->status = st;
         j->nrunning--;
         if (judge)
             judge(j, r);
@@ -77,7 +141,7 @@ static int reap_quiet(struct job *j, void (*judge)(struct job *, int))
 
 static void judge(struct job *j, int r)
 {
-    struct rank *rk = &j->ranks[r];
+    struct rank *rk = j->ranks[r];
     /* It may have sent abort/finalize just before exiting: serve that first. */
     if (rk->pmi_fd >= 0)
         pmi_server_drain(j, r);
@@ -97,9 +161,10 @@ static void judge(struct job *j, int r)
         j->exit0_rank = r;
         j->exit0_deadline = monotonic_ms() + j->exit_grace_ms;
         job_set_exit(j, 1);   /* still an error, as under Open MPI's mpirun */
-        fprintf(stderr, "mpiexec: rank %d (pid %ld) exited with status 0 without calling MPI_Finalize (the job's "
-                "status will be 1); the other ranks have %ld ms to finish (FERRY_EXIT_GRACE_MS)\n", r,
-                (long)rk->pid, j->exit_grace_ms);
+        char desc[128];
+        fprintf(stderr, "mpiexec: %s exited with status 0 without calling MPI_Finalize (the job's "
+                "status will be 1); the other ranks have %ld ms to finish (FERRY_EXIT_GRACE_MS)\n",
+                rank_desc(j, r, desc, sizeof desc), j->exit_grace_ms);
     }
     job_set_exit(j, c);
     pmi_server_check_barrier(j);
@@ -115,8 +180,8 @@ void job_reap(struct job *j)
 static void kill_children(struct job *j)
 {
     for (int r = 0; r < j->n; r++)
-        if (j->ranks[r].state == RS_RUNNING)
-            kill(j->ranks[r].pid, SIGKILL);
+        if (j->ranks[r]->state == RS_RUNNING)
+            kill(j->ranks[r]->pid, SIGKILL);
     DIR *d = opendir("/proc");
     if (!d)
         return;
@@ -158,8 +223,8 @@ void job_terminate(struct job *j, int exit_code, int graceful)
     j->terminating = 1;
     if (graceful) {
         for (int r = 0; r < j->n; r++)
-            if (j->ranks[r].state == RS_RUNNING)
-                kill(j->ranks[r].pid, SIGTERM);
+            if (j->ranks[r]->state == RS_RUNNING)
+                kill(j->ranks[r]->pid, SIGTERM);
         long deadline = monotonic_ms() + 300;
         for (;;) {
             reap_quiet(j, NULL);
@@ -182,7 +247,7 @@ void job_terminate(struct job *j, int exit_code, int graceful)
         fprintf(stderr, "mpiexec: warning: %d process(es) did not die after SIGKILL\n",
                 j->nrunning);
     output_drain_all(j);
-    job_shm_cleanup(j->jobid);
+    job_shm_cleanup_all(j);
     fflush(stdout);
     _exit(exit_code);
 }
@@ -194,10 +259,16 @@ void job_fail_rank(struct job *j, int r, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "mpiexec: rank %d (pid %ld) %s; terminating the job\n",
-            r, (long)j->ranks[r].pid, what);
+    char desc[128];
+    fprintf(stderr, "mpiexec: %s %s; terminating the job\n", rank_desc(j, r, desc, sizeof desc), what);
     job_set_exit(j, code);
     job_terminate(j, j->exit_code, 0);
+}
+
+void job_shm_cleanup_all(struct job *j)
+{
+    for (int w = 0; w < j->nworlds; w++)
+        job_shm_cleanup(j->worlds[w]->kvsname);
 }
 
 void job_shm_cleanup(const char *jobid)

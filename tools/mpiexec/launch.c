@@ -1,13 +1,26 @@
-/* launch: fork and exec one rank.
+/* launch: fork and exec one process: a rank of world 0 (the command line's)
+ * or of a world started by a PMI spawn request.
  *
- * The child gets: the child end of its PMI socketpair (PMI_FD), its binding,
- * stdin (rank 0: mpiexec's; others: /dev/null), stdout/stderr (inherited, or
- * pipes with --tag-output), default signal dispositions, PR_SET_PDEATHSIG so
- * it dies with mpiexec, and the environment
+ * The child gets: the child end of its PMI socketpair (PMI_FD), its binding
+ * (world 0 only: spawned processes are not bound), stdin (uid 0, world 0's
+ * rank 0: mpiexec's; every other process, spawned ones included: /dev/null),
+ * stdout/stderr (inherited, or pipes with --tag-output), default signal
+ * dispositions, PR_SET_PDEATHSIG so it dies with mpiexec, its directory
+ * (-wdir; a spawned program's wdir), and the environment
  *
  *   PMI_FD PMI_RANK PMI_SIZE PMI_JOBID FERRY_LOCAL_RANK FERRY_LOCAL_SIZE
- *   -env K V ...           (its program's; later -env of the same name wins,
- *                           and -env wins over -genv and the environment)
+ *                          (rank within its world, the world's size, the
+ *                           world's kvsname: the jobid for world 0)
+ *   PMI_FERRY_UNIVERSE     the jobid (world 0's kvsname), in every world
+ *   PMI_FERRY_SECRET       32 random lowercase hex digits, one per mpiexec,
+ *                          the same in every world
+ *   PMI_FERRY_UID_BASE     the universe id of its world's rank 0 (world 0: 0)
+ *   PMI_FERRY_PARENT_PORT  spawned processes only, when the request gave a
+ *                          port: the (decoded) port= of the spawn request
+ *   -env K V ...           (world 0 only, its program's; later -env of the same
+ *                           name wins, and -env wins over -genv and the
+ *                           environment; a spawned process's argv is its
+ *                           execname and the request's arguments, no -env)
  *   -genv K V ...          (later -genv of the same name wins)
  *   mpiexec's environment  (minus PMI_* / PMIX_*: those belong to whatever
  *                           launched mpiexec, not to our ranks)
@@ -36,9 +49,11 @@
 
 extern char **environ;
 
-#define NRANKVARS 6
+/* set by mpiexec per process: a -genv or -env of these is ignored */
+#define NRANKVARS 10
 static const char *const rank_vars[NRANKVARS] = {
     "PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_JOBID", "FERRY_LOCAL_RANK", "FERRY_LOCAL_SIZE",
+    "PMI_FERRY_UNIVERSE", "PMI_FERRY_SECRET", "PMI_FERRY_UID_BASE", "PMI_FERRY_PARENT_PORT",
 };
 
 /* set unless the user chose (see above) */
@@ -162,10 +177,34 @@ void launch_prepare(struct job *j)
     }
 }
 
+/* The program process r runs, and the directory it starts in (NULL: mpiexec's). */
+static char *const *program_of(const struct job *j, int r, const char **wdir)
+{
+    const struct rank *rk = j->ranks[r];
+    if (rk->world == 0) {
+        *wdir = j->opt->wdir;
+        return j->opt->apps[rk->appnum].argv;
+    }
+    const struct spawn_app *app = &j->worlds[rk->world]->apps[rk->appnum];
+    *wdir = app->wdir ? app->wdir : j->opt->wdir;
+    return app->argv;
+}
+
+/* "rank R", "spawned rank R of world K": for messages before the fork. */
+static const char *short_name(const struct job *j, int r, char *buf, size_t cap)
+{
+    const struct rank *rk = j->ranks[r];
+    if (rk->world == 0)
+        snprintf(buf, cap, "rank %d", r);
+    else
+        snprintf(buf, cap, "spawned rank %d of world %d", rk->wrank, rk->world);
+    return buf;
+}
+
 static void __attribute__((noreturn)) child(struct job *j, int r, char **envp, int errw,
                                             int outw[2])
 {
-    struct rank *rk = &j->ranks[r];
+    struct rank *rk = j->ranks[r];
     signals_child_reset();       /* defaults, then unblock */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != j->self)    /* mpiexec died before prctl took effect */
@@ -182,11 +221,12 @@ static void __attribute__((noreturn)) child(struct job *j, int r, char **envp, i
     if (have_nofile)
         setrlimit(RLIMIT_NOFILE, &nofile_orig);
     int sign = -1;               /* negative errno: the chdir failed, not the exec */
-    if (j->opt->wdir && chdir(j->opt->wdir) != 0)
+    const char *wdir;
+    char *const *argv = program_of(j, r, &wdir);
+    if (wdir && chdir(wdir) != 0)
         goto report;
     sign = 1;
-    const struct app *app = options_app_of(j->opt, r);
-    execvpe(app->argv[0], app->argv, envp);
+    execvpe(argv[0], argv, envp);
 fail:
     sign = 1;
 report:;
@@ -198,11 +238,17 @@ report:;
 
 void launch_rank(struct job *j, int r)
 {
-    struct rank *rk = &j->ranks[r];
+    struct rank *rk = j->ranks[r];
+    const struct world *w = j->worlds[rk->world];
+    char name[64];
+    if (rk->world != 0) {
+        rk->bound = 0;
+        snprintf(rk->bind_desc, sizeof rk->bind_desc, "not bound (spawned process)");
+    }
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-        fprintf(stderr, "mpiexec: cannot create the PMI socket for rank %d: %s\n",
-                r, strerror(errno));
+        fprintf(stderr, "mpiexec: cannot create the PMI socket for %s: %s\n",
+                short_name(j, r, name, sizeof name), strerror(errno));
         job_terminate(j, 1, 0);
     }
     rk->pmi_fd = sv[0];
@@ -213,8 +259,8 @@ void launch_rank(struct job *j, int r)
     int outw[2] = { -1, -1 };
     if (j->opt->tag_output) {
         if (output_open(rk, pipes) != 0) {
-            fprintf(stderr, "mpiexec: cannot create output pipes for rank %d: %s\n",
-                    r, strerror(errno));
+            fprintf(stderr, "mpiexec: cannot create output pipes for %s: %s\n",
+                    short_name(j, r, name, sizeof name), strerror(errno));
             job_terminate(j, 1, 0);
         }
         outw[0] = pipes[0][1];
@@ -222,27 +268,42 @@ void launch_rank(struct job *j, int r)
     }
     int ep[2];
     if (pipe2(ep, O_CLOEXEC) != 0) {
-        fprintf(stderr, "mpiexec: cannot create a pipe for rank %d: %s\n", r, strerror(errno));
+        fprintf(stderr, "mpiexec: cannot create a pipe for %s: %s\n", short_name(j, r, name, sizeof name),
+                strerror(errno));
         job_terminate(j, 1, 0);
     }
 
-    char vars[NRANKVARS][96];
+    char vars[NRANKVARS - 1][128];
     snprintf(vars[0], sizeof vars[0], "PMI_FD=%d", sv[1]);
-    snprintf(vars[1], sizeof vars[1], "PMI_RANK=%d", r);
-    snprintf(vars[2], sizeof vars[2], "PMI_SIZE=%d", j->n);
-    snprintf(vars[3], sizeof vars[3], "PMI_JOBID=%s", j->jobid);
-    snprintf(vars[4], sizeof vars[4], "FERRY_LOCAL_RANK=%d", r);
-    snprintf(vars[5], sizeof vars[5], "FERRY_LOCAL_SIZE=%d", j->n);
-    const struct app *app = options_app_of(j->opt, r);
-    char **envp = malloc((NRANKVARS + (size_t)app->nenv + base_n + 1) * sizeof *envp);
+    snprintf(vars[1], sizeof vars[1], "PMI_RANK=%d", rk->wrank);
+    snprintf(vars[2], sizeof vars[2], "PMI_SIZE=%d", w->n);
+    snprintf(vars[3], sizeof vars[3], "PMI_JOBID=%s", w->kvsname);
+    snprintf(vars[4], sizeof vars[4], "FERRY_LOCAL_RANK=%d", rk->wrank);
+    snprintf(vars[5], sizeof vars[5], "FERRY_LOCAL_SIZE=%d", w->n);
+    snprintf(vars[6], sizeof vars[6], "PMI_FERRY_UNIVERSE=%s", j->jobid);
+    snprintf(vars[7], sizeof vars[7], "PMI_FERRY_SECRET=%s", j->secret);
+    snprintf(vars[8], sizeof vars[8], "PMI_FERRY_UID_BASE=%d", w->base);
+    char *port = NULL;           /* PMI_FERRY_PARENT_PORT=...: any length */
+    if (w->parent_port) {
+        size_t len = sizeof "PMI_FERRY_PARENT_PORT=" + strlen(w->parent_port);
+        if (!(port = malloc(len)))
+            die("out of memory");
+        snprintf(port, len, "PMI_FERRY_PARENT_PORT=%s", w->parent_port);
+    }
+    /* world 0: its program's -env; spawned processes have none */
+    const struct app *app = rk->world == 0 ? &j->opt->apps[rk->appnum] : NULL;
+    char **envp = malloc((NRANKVARS + (size_t)(app ? app->nenv : 0) + base_n + 1) * sizeof *envp);
     if (!envp)
         die("out of memory");
     size_t ne = 0;
-    for (int i = 0; i < NRANKVARS; i++)
+    for (int i = 0; i < NRANKVARS - 1; i++)
         envp[ne++] = vars[i];
-    ne += app_env(app, envp + ne);
+    if (port)
+        envp[ne++] = port;
+    if (app)
+        ne += app_env(app, envp + ne);
     for (size_t i = 0; i <= base_n; i++)   /* the NULL too */
-        if (!base_env[i] || !app_sets(app, base_env[i], -1))
+        if (!base_env[i] || !app || !app_sets(app, base_env[i], -1))
             envp[ne++] = base_env[i];
 
     sigset_t all, old;
@@ -254,6 +315,7 @@ void launch_rank(struct job *j, int r)
     int fork_errno = errno;
     sigprocmask(SIG_SETMASK, &old, NULL);
     free(envp);
+    free(port);
     close(ep[1]);
     close(sv[1]);
     rk->child_fd = -1;
@@ -263,7 +325,8 @@ void launch_rank(struct job *j, int r)
     }
     if (pid < 0) {
         close(ep[0]);
-        fprintf(stderr, "mpiexec: cannot start rank %d: fork: %s\n", r, strerror(fork_errno));
+        fprintf(stderr, "mpiexec: cannot start %s: fork: %s\n", short_name(j, r, name, sizeof name),
+                strerror(fork_errno));
         job_terminate(j, 1, 0);
     }
     rk->pid = pid;
@@ -277,12 +340,16 @@ void launch_rank(struct job *j, int r)
     while (got < 0 && errno == EINTR);
     close(ep[0]);
     if (got == (ssize_t)sizeof e) {
+        const char *wdir;
+        char *const *argv = program_of(j, r, &wdir);
         if (e < 0)
-            fprintf(stderr, "mpiexec: cannot start in '%s': %s\n", j->opt->wdir, strerror(-e));
+            fprintf(stderr, "mpiexec: cannot start in '%s': %s\n", wdir, strerror(-e));
         else
-            fprintf(stderr, "mpiexec: cannot execute '%s': %s\n", app->argv[0], strerror(e));
+            fprintf(stderr, "mpiexec: cannot execute '%s': %s\n", argv[0], strerror(e));
         job_terminate(j, 127, 0);
     }
-    if (j->opt->report_bindings)
-        fprintf(stderr, "mpiexec: rank %d (pid %ld) %s\n", r, (long)pid, rk->bind_desc);
+    if (j->opt->report_bindings) {
+        char desc[128];
+        fprintf(stderr, "mpiexec: %s %s\n", rank_desc(j, r, desc, sizeof desc), rk->bind_desc);
+    }
 }

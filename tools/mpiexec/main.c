@@ -1,6 +1,7 @@
 /* mpiexec main: parse options, start the ranks, run the event loop (PMI
- * requests, forwarded output, child exits, signals) until every rank has
- * exited, then clean up and exit with the job's status. */
+ * requests, among them spawns that start new worlds; forwarded output, child
+ * exits, signals) until every process of every world has exited, then clean
+ * up and exit with the job's status. */
 #include "mpiexec.h"
 
 #include <errno.h>
@@ -57,6 +58,39 @@ static uint32_t random32(void)
     return (uint32_t)(h * 0xbf58476d1ce4e5b9ULL >> 32);
 }
 
+/* PMI_FERRY_SECRET: 128 random bits as 32 lowercase hex digits. */
+static void make_secret(char out[33])
+{
+    unsigned char b[16];
+    size_t got = 0;
+    while (got < sizeof b) {
+        ssize_t n = getrandom(b + got, sizeof b - got, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    if (got < sizeof b) {                  /* no getrandom(2): the kernel's device */
+        int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+        got = 0;
+        while (fd >= 0 && got < sizeof b) {
+            ssize_t n = read(fd, b + got, sizeof b - got);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            got += (size_t)n;
+        }
+        if (fd >= 0)
+            close(fd);
+        if (got < sizeof b)
+            die("cannot read random bytes (getrandom, /dev/urandom) for PMI_FERRY_SECRET");
+    }
+    for (size_t i = 0; i < sizeof b; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
 enum { SRC_PMI, SRC_OUT, SRC_ERR };
 
 /* FERRY_EXIT_GRACE_MS (documented in Ferry's variable table, core/config.c). */
@@ -74,20 +108,33 @@ static long exit_grace_ms(void)
 
 static void event_loop(struct job *j)
 {
-    size_t cap = 1 + 3 * (size_t)j->n;
-    struct pollfd *pfd = malloc(cap * sizeof *pfd);
-    int *who = malloc(cap * sizeof *who);          /* rank * 3 + source */
-    if (!pfd || !who)
-        job_terminate(j, 1, 0);
+    size_t cap = 0;
+    struct pollfd *pfd = NULL;
+    int *who = NULL;                               /* uid * 3 + source */
     long deadline = j->opt->timeout_s ? monotonic_ms() + 1000L * j->opt->timeout_s : 0;
 
     while (j->nrunning > 0) {
+        /* Spawns add processes (while the requests are served below, never
+         * while these arrays are in use): size them for the ranks of now. */
+        if (cap < 1 + 3 * (size_t)j->n) {
+            size_t ncap = 1 + 3 * (size_t)j->n;
+            struct pollfd *np = realloc(pfd, ncap * sizeof *np);
+            if (np)
+                pfd = np;
+            int *nw = np ? realloc(who, ncap * sizeof *nw) : NULL;
+            if (!np || !nw) {
+                fprintf(stderr, "mpiexec: out of memory; terminating the job\n");
+                job_terminate(j, 1, 0);
+            }
+            who = nw;
+            cap = ncap;
+        }
         size_t k = 0;
         pfd[k].fd = sigfd;
         pfd[k].events = POLLIN;
         who[k++] = -1;
         for (int r = 0; r < j->n; r++) {
-            struct rank *rk = &j->ranks[r];
+            struct rank *rk = j->ranks[r];
             if (rk->pmi_fd >= 0) {
                 pfd[k].fd = rk->pmi_fd;
                 pfd[k].events = POLLIN;
@@ -150,9 +197,9 @@ static void event_loop(struct job *j)
             int r = who[i] / 3, src = who[i] % 3;
             /* The fd may have been closed (and its number reused) meanwhile. */
             if (src == SRC_PMI) {
-                if (j->ranks[r].pmi_fd == pfd[i].fd)
+                if (j->ranks[r]->pmi_fd == pfd[i].fd)
                     pmi_server_readable(j, r);
-            } else if (j->ranks[r].out[src - SRC_OUT].fd == pfd[i].fd) {
+            } else if (j->ranks[r]->out[src - SRC_OUT].fd == pfd[i].fd) {
                 output_readable(j, r, src - SRC_OUT);
             }
         }
@@ -169,33 +216,29 @@ int main(int argc, char **argv)
 
     memset(&J, 0, sizeof J);
     J.opt = &opt;
-    J.n = opt.nprocs;
     J.self = getpid();
     J.exit0_rank = -1;
     J.exit_grace_ms = exit_grace_ms();
     snprintf(J.jobid, sizeof J.jobid, "ferry_%ld_%08x", (long)J.self, random32());
-    J.ranks = calloc((size_t)J.n, sizeof *J.ranks);
-    if (!J.ranks)
+    make_secret(J.secret);
+    /* world 0: the command line's ranks, uids 0..nprocs-1 */
+    if (!job_add_world(&J, opt.nprocs))
         die("out of memory");
-    for (int r = 0; r < J.n; r++) {
-        J.ranks[r].pmi_fd = J.ranks[r].child_fd = -1;
-        J.ranks[r].out[0].fd = J.ranks[r].out[1].fd = -1;
-        pmi_wire_rbuf_init(&J.ranks[r].rb);
-    }
+    for (int r = 0; r < J.n; r++)
+        J.ranks[r]->appnum = (int)(options_app_of(&opt, r) - opt.apps);
 
     /* Orphans of the ranks come back to us, so teardown can kill them. */
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     sigfd = signals_init();
     bind_plan(&J);
     launch_prepare(&J);
-    pmi_server_init(&J);
     for (int r = 0; r < J.n; r++)
         launch_rank(&J, r);
 
     event_loop(&J);
 
     output_drain_all(&J);
-    job_shm_cleanup(J.jobid);
+    job_shm_cleanup_all(&J);
     fflush(stdout);
     return J.exit_code;
 }

@@ -4,10 +4,17 @@
  * options.c    command line
  * launch.c     fork/exec of one rank (environment, stdio, binding, PMI fd)
  * bind.c       hwloc: which cpus each rank is bound to
- * pmi_server.c PMI-1 server over one socketpair per rank
+ * pmi_server.c PMI-1 server over one socketpair per rank, spawn of new worlds
  * output.c     --tag-output: line-buffered, rank-prefixed forwarding
  * job.c        rank table, reaping, killing, failure reports, /dev/shm cleanup
- * signals.c    self-pipe for SIGCHLD/SIGINT/SIGTERM/SIGHUP */
+ * signals.c    self-pipe for SIGCHLD/SIGINT/SIGTERM/SIGHUP
+ *
+ * The universe is every process this mpiexec starts. The command line's
+ * ranks are world 0; each PMI spawn request (MPI_Comm_spawn[_multiple])
+ * starts one more world. A process is known by its universe id (uid): world
+ * 0's ranks are uids 0..n-1, and each new world takes the next consecutive
+ * uids (its base is the number of processes started before it). Every world
+ * has its own kvsname, key-value store, PMI barrier and appnums. */
 #ifndef FERRY_MPIEXEC_H
 #define FERRY_MPIEXEC_H
 #ifndef _GNU_SOURCE
@@ -53,7 +60,34 @@ const struct app *options_app_of(const struct options *o, int r);
 void options_parse(struct options *o, int argc, char **argv);
 void usage(FILE *f);
 
+/* ---------------------------------------------------------------- worlds */
+
+/* One program of a spawn request (cmd=spawn, see pmi_server.c). */
+struct spawn_app {
+    int nprocs;
+    char **argv;               /* execname and its arguments (decoded), NULL-terminated */
+    char *wdir;                /* the processes' directory (decoded; a relative one is
+                                  joined to -wdir); NULL: -wdir, else mpiexec's cwd */
+};
+
+struct kvs;                    /* pmi_server.c: one world's key-value store */
+
+struct world {
+    int index;                 /* k: world k of the job, 0: the command line's */
+    int base;                  /* uid of its rank 0 */
+    int n;                     /* its size */
+    char kvsname[96];          /* world 0: the jobid; world k: "<jobid>s<k>" */
+    struct kvs *kvs;
+    int barrier_count;         /* its ranks now in barrier_in */
+    int parent_uid;            /* the process that spawned it; -1 for world 0 */
+    int napps;                 /* world k >= 1: its programs (world 0: opt->apps) */
+    struct spawn_app *apps;
+    char *parent_port;         /* world k >= 1: PMI_FERRY_PARENT_PORT; NULL: none given */
+};
+
 /* ----------------------------------------------------------------- ranks */
+
+struct spawn_req;              /* pmi_server.c: a spawn request being collected */
 
 enum rank_state { RS_UNBORN, RS_RUNNING, RS_EXITED };
 
@@ -64,7 +98,14 @@ struct outbuf {                /* one forwarded stream of one rank */
     char *buf;
 };
 
+/* One process of the universe, j->ranks[uid]. Allocated one by one and
+ * never moved, so a struct rank * stays valid when the table grows. */
 struct rank {
+    int world;                 /* index into j->worlds */
+    int wrank;                 /* rank within its world */
+    int appnum;                /* its program: index into opt->apps (world 0) or the world's apps */
+    char label[32];            /* --tag-output prefix: "[r] ", spawned: "[s<k>:<r>] " */
+    struct spawn_req *spawn;   /* spawn lines received so far, NULL: none */
     pid_t pid;
     enum rank_state state;
     int status;                /* wait status once exited */
@@ -80,15 +121,19 @@ struct rank {
     char bind_desc[160];       /* for --report-bindings */
 };
 
+#define UNIVERSE_MAX 4096      /* a spawn may not make the universe larger */
+
 struct job {
     struct options *opt;
-    int n;
-    struct rank *ranks;
-    char jobid[64];            /* == kvsname */
+    int n;                     /* processes started so far (all worlds): ranks[0..n-1] */
+    struct rank **ranks;       /* indexed by uid */
+    int nworlds;
+    struct world **worlds;     /* worlds[0]: the command line's ranks */
+    char jobid[64];            /* == world 0's kvsname; PMI_FERRY_UNIVERSE */
+    char secret[33];           /* PMI_FERRY_SECRET: 32 random lowercase hex digits */
     int exit_code;             /* first non-zero status seen */
     int terminating;
     int nrunning;
-    int barrier_count;
     pid_t self;
     int exit0_rank;            /* the first rank that exited 0 without MPI_Finalize, -1: none */
     long exit0_deadline;       /* monotonic ms: the other ranks must be done by then */
@@ -105,15 +150,27 @@ void signals_child_reset(void);         /* in a child before exec */
 /* bind.c: decide every rank's binding; prints warnings itself. */
 void bind_plan(struct job *j);
 
-/* launch.c: start rank r; on exec failure reports, tears the job down, exits 127. */
+/* launch.c: start the process uid r (its world and rank set); on exec
+ * failure reports, tears the job down, exits 127. */
 void launch_rank(struct job *j, int r);
 void launch_prepare(struct job *j);     /* once, before the first launch_rank */
 
+/* job.c: the rank table */
+/* Add a world of n processes: uids j->n .. j->n+n-1 (state RS_UNBORN,
+ * appnum 0), its kvsname and key-value store; j->n grows by n. Returns the
+ * world, or NULL (nothing added) when out of memory. */
+struct world *job_add_world(struct job *j, int n);
+/* "rank R (pid P)" for world 0, "spawned rank R of world K (uid U, pid P)"
+ * for the others: how messages name a process. */
+const char *rank_desc(const struct job *j, int r, char *buf, size_t cap);
+
 /* pmi_server.c */
-void pmi_server_init(struct job *j);
+/* A new world's key-value store, seeded with its PMI_process_mapping; 0 / -1. */
+int pmi_server_world_init(struct world *w);
 /* Read and serve whatever rank r sent; closes the fd at end of file. */
 void pmi_server_readable(struct job *j, int r);
-/* A rank finalized or exited: fail the job if a barrier can no longer complete. */
+/* A rank finalized or exited: fail the job if a barrier (of any world) can
+ * no longer complete. */
 void pmi_server_check_barrier(struct job *j);
 /* Serve whatever is already buffered in the socket, without blocking. */
 void pmi_server_drain(struct job *j, int r);
@@ -127,12 +184,13 @@ void output_drain_all(struct job *j);                /* read what's left, flush 
 long monotonic_ms(void);                             /* CLOCK_MONOTONIC in ms */
 void job_reap(struct job *j);                        /* waitpid loop, judges exits */
 /* Report rank r's failure ("mpiexec: rank R (pid P) <what>; terminating the
- * job"), make `code` the exit status unless one is already set, SIGKILL
- * everything, clean up and exit. */
+ * job"; a spawned process is named as rank_desc does), make `code` the exit
+ * status unless one is already set, SIGKILL everything, clean up and exit. */
 void job_fail_rank(struct job *j, int r, int code, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 4, 5)));
 void job_terminate(struct job *j, int exit_code, int graceful) __attribute__((noreturn));
 void job_shm_cleanup(const char *jobid);
+void job_shm_cleanup_all(struct job *j);             /* every world's kvsname */
 void job_set_exit(struct job *j, int code);
 
 /* misc */

@@ -1,5 +1,6 @@
 /* output: --tag-output. Each rank's stdout and stderr come through pipes;
- * complete lines go out as "[rank] line\n" to mpiexec's own stdout/stderr,
+ * complete lines go out as "[rank] line\n" to mpiexec's own stdout/stderr
+ * (a spawned process's as "[s<k>:<rank>] line\n": rank <rank> of world k),
  * one write per line so lines of different ranks never interleave. A line
  * longer than the buffer is cut into several prefixed lines; a partial last
  * line is flushed (with a '\n' added) when the stream ends or the job does. */
@@ -13,7 +14,7 @@
 #include <unistd.h>
 
 #define OUTBUF_CAP 16384
-#define PREFIX_MAX 16
+#define PREFIX_MAX 32      /* >= sizeof struct rank's label */
 
 int output_open(struct rank *rk, int pipes[2][2])
 {
@@ -54,18 +55,17 @@ static void write_all(int fd, const char *buf, size_t len)
  * line is emitted with its prefix in place in a single write: the prefix
  * overwrites the end of the previous (already written) line or the
  * headroom, never data still to be written. */
-static void emit(int r, struct outbuf *ob, const char *line, size_t len)
+static void emit(const char *label, struct outbuf *ob, const char *line, size_t len)
 {
-    char prefix[PREFIX_MAX];
-    int pl = snprintf(prefix, sizeof prefix, "[%d] ", r);
+    size_t pl = strnlen(label, PREFIX_MAX - 1);
     char *start = (char *)line - pl;
-    memcpy(start, prefix, (size_t)pl);
-    write_all(ob->dest, start, (size_t)pl + len);
+    memcpy(start, label, pl);
+    write_all(ob->dest, start, pl + len);
 }
 
 /* Emit every complete line in the buffer (and the whole buffer when
  * `all`), keeping an unfinished tail. */
-static void flush_lines(int r, struct outbuf *ob, int all)
+static void flush_lines(const char *label, struct outbuf *ob, int all)
 {
     char *data = ob->buf + PREFIX_MAX;
     size_t pos = 0;
@@ -83,10 +83,10 @@ static void flush_lines(int r, struct outbuf *ob, int all)
              * after it is headroom or unread space, so '\n' fits. */
             char saved = data[end];
             data[end] = '\n';
-            emit(r, ob, data + pos, end - pos + 1);
+            emit(label, ob, data + pos, end - pos + 1);
             data[end] = saved;
         } else {
-            emit(r, ob, data + pos, end - pos);
+            emit(label, ob, data + pos, end - pos);
         }
         pos = end;
     }
@@ -97,16 +97,16 @@ static void flush_lines(int r, struct outbuf *ob, int all)
     }
 }
 
-static void close_stream(int r, struct outbuf *ob)
+static void close_stream(const char *label, struct outbuf *ob)
 {
-    flush_lines(r, ob, 1);
+    flush_lines(label, ob, 1);
     close(ob->fd);
     ob->fd = -1;
 }
 
 /* Read once (up to the free space) and forward complete lines; returns 1
  * if bytes were read, 0 at EAGAIN, -1 at EOF/error (stream closed). */
-static int read_once(int r, struct outbuf *ob)
+static int read_once(const char *label, struct outbuf *ob)
 {
     char *data = ob->buf + PREFIX_MAX;
     ssize_t got = read(ob->fd, data + ob->len, OUTBUF_CAP - ob->len);
@@ -115,22 +115,23 @@ static int read_once(int r, struct outbuf *ob)
     if (got < 0 && errno == EAGAIN)
         return 0;
     if (got <= 0) {
-        close_stream(r, ob);
+        close_stream(label, ob);
         return -1;
     }
     ob->len += (size_t)got;
-    flush_lines(r, ob, 0);
+    flush_lines(label, ob, 0);
     return 1;
 }
 
 void output_readable(struct job *j, int r, int s)
 {
-    struct outbuf *ob = &j->ranks[r].out[s];
+    const char *label = j->ranks[r]->label;
+    struct outbuf *ob = &j->ranks[r]->out[s];
     if (ob->fd < 0)
         return;
     /* A few reads per wakeup so a chatty rank cannot starve the PMI server. */
     for (int i = 0; i < 4 && ob->fd >= 0; i++)
-        if (read_once(r, ob) <= 0)
+        if (read_once(label, ob) <= 0)
             break;
 }
 
@@ -140,15 +141,16 @@ void output_drain_all(struct job *j)
         return;
     for (int r = 0; r < j->n; r++)
         for (int s = 0; s < 2; s++) {
-            struct outbuf *ob = &j->ranks[r].out[s];
+            const char *label = j->ranks[r]->label;
+            struct outbuf *ob = &j->ranks[r]->out[s];
             if (ob->fd < 0 || !ob->buf)
                 continue;
             /* Bounded: whatever exited ranks left in the pipe, not what a
              * surviving grandchild keeps writing. */
             for (int i = 0; i < 1024 && ob->fd >= 0; i++)
-                if (read_once(r, ob) <= 0)
+                if (read_once(label, ob) <= 0)
                     break;
             if (ob->fd >= 0)
-                close_stream(r, ob);
+                close_stream(label, ob);
         }
 }
