@@ -5,6 +5,7 @@
  * intercomm.c, attributes in attr.c, topologies in topo.c. */
 #include "api/check.h"
 #include "api/comm_internal.h"
+#include "core/universe.h"
 #include "coll/coll.h"
 #include "core/attr.h"
 #include "core/info.h"
@@ -276,10 +277,10 @@ static int hint_agreed(struct ferry_comm *c, const char *value)
 /* The ranks sharing this node, named by the lowest world rank on it. */
 static int node_color(void)
 {
-    for (int w = 0; w < ferry_rt.world_size; w++)
+    for (int w = 0; w < ferry_rt.peer_end; w++)
         if (ferry_rt.peers[w].local >= 0)
             return w;
-    return ferry_rt.world_rank;
+    return ferry_rt.self;
 }
 
 #pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
@@ -422,6 +423,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
     rc = ferry_attr_delete_all(&c->attrs, c->handle);
     if (rc)
         return ferry_api_callback_error(c, rc, "MPI_Comm_free", "attribute delete");
+    if (c == ferry_universe_parent)   /* MPI_Comm_get_parent gives MPI_COMM_NULL from now on */
+        ferry_universe_parent = NULL;
     /* operations still in flight hold their own references */
     ferry_comm_release(c);
     *comm = MPI_COMM_NULL;

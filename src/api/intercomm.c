@@ -80,7 +80,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
             return rc;
         if (remote_leader < 0 || remote_leader >= ferry_comm_peer_count(pc))
             return ferry_error(lc, MPI_ERR_RANK, fn, "invalid remote leader %d", remote_leader);
-        if (ferry_comm_world_rank(pc, remote_leader) == ferry_rt.world_rank)
+        if (ferry_comm_world_rank(pc, remote_leader) == ferry_rt.self)
             return ferry_error(lc, MPI_ERR_RANK, fn, "the remote leader is this process");
     }
 

@@ -32,9 +32,10 @@ int MPIX_Ferry_p2p_set(const char *mechanism, int peer, size_t *limit)
         return ferry_error(NULL, MPI_ERR_ARG, fn, "peer %d is not a rank of MPI_COMM_WORLD", peer);
     ferry_ladder_force((enum ferry_mech)m);
     if (limit) {
-        const struct ferry_transport *tr = ferry_rt.peers[peer].tr;
-        *limit = m == FERRY_MECH_EAGER ? tr->max_payload(peer)
-                 : (m == FERRY_MECH_CMA || m == FERRY_MECH_SPLIT) && !(tr->pull && tr->can_pull(peer)) ? 0
+        int uid = ferry_rt.uid_base + peer;
+        const struct ferry_transport *tr = ferry_rt.peers[uid].tr;
+        *limit = m == FERRY_MECH_EAGER ? tr->max_payload(uid)
+                 : (m == FERRY_MECH_CMA || m == FERRY_MECH_SPLIT) && !(tr->pull && tr->can_pull(uid)) ? 0
                                                                              : (size_t)-1;
     }
     return MPI_SUCCESS;

@@ -470,7 +470,7 @@ int PMPI_Cancel(MPI_Request *request)
             /* A send to this very process: its whole cancel round trip is
              * local, so finish it now, as MPICH does; programs (mpi4py's
              * tests) read the status right after MPI_Cancel. */
-            while (r->cancel_pending && r->world_peer == ferry_rt.world_rank)
+            while (r->cancel_pending && r->world_peer == ferry_rt.self)
                 ferry_progress();
         } else if (r->inner && r->complete && !r->inner->outer && ferry_proto_cancel_send(r->inner)) {
             ferry_request_start(r);

@@ -14,6 +14,11 @@ struct ferry_boot_info {
     int appnum;          /* MPI_APPNUM (0 when the launcher gives none) */
     int singleton;       /* 1 when started without a launcher */
     char jobid[64];      /* launcher's job / kvs name; unique per job on the node */
+    /* Dynamic processes (Ferry's mpiexec only; see ferry_boot_spawn): */
+    int uid_base;        /* universe id of this world's rank 0 (PMI_FERRY_UID_BASE) */
+    char universe[64];   /* names the launcher's universe (PMI_FERRY_UNIVERSE); "" without one */
+    char secret[40];     /* the universe's secret, hex (PMI_FERRY_SECRET) */
+    char parent_port[256]; /* started by MPI_Comm_spawn: the parents' port (PMI_FERRY_PARENT_PORT) */
 };
 
 /* Connect to the launcher (or decide singleton). 0 on success, -1 on failure
@@ -25,6 +30,23 @@ int ferry_boot_put(const char *key, const char *value);
 int ferry_boot_fence(void);
 /* Read a key that `rank` published (keys are namespaced per rank internally). */
 int ferry_boot_get(int rank, const char *key, char *value, size_t len);
+/* One program of a spawn request. */
+struct ferry_boot_app {
+    const char *cmd;     /* program */
+    char **argv;         /* its arguments (not the program), NULL-terminated or NULL */
+    int nprocs;
+    const char *wdir;    /* working directory, NULL: the launcher's */
+};
+/* Ask the launcher to start the programs as one new world whose processes
+ * get PMI_FERRY_PARENT_PORT=port. 0 with *uid_base and *size of the new
+ * world, or -1 with a reason in why. */
+int ferry_boot_spawn(int napps, const struct ferry_boot_app *apps, const char *port, int *uid_base, int *size,
+                     char *why, size_t whylen);
+/* Name publishing through the launcher (Ferry's mpiexec): op 'p' publish
+ * service -> port, 'u' unpublish, 'l' look up (the port into port[cap]).
+ * 0, or -1 when the launcher refuses (not published, published already,
+ * no launcher that keeps names: *why says which). */
+int ferry_boot_name(char op, const char *service, char *port, size_t cap, const char **why);
 /* Tell the launcher this rank finalized cleanly (mpiexec uses this to tell a
  * clean exit from an exit without MPI_Finalize). */
 void ferry_boot_finalize(void);

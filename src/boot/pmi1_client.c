@@ -238,6 +238,27 @@ static void derive_jobid(const char *kvs, char *jobid, size_t cap)
     snprintf(jobid + j, cap - j, "_%016llx", (unsigned long long)h);
 }
 
+/* Dynamic processes: Ferry's mpiexec names its universe, gives it a secret
+ * and tells each world its first universe id and a spawned world its
+ * parents' port, in the environment (every name under PMI_, which mpiexec
+ * never passes on from its own environment). Other launchers set none:
+ * the process then cannot spawn, and its uids are its world ranks. */
+static void fill_universe(struct ferry_boot_info *out)
+{
+    long base = 0;
+    out->uid_base = B.singleton || env_int("PMI_FERRY_UID_BASE", 0, INT_MAX / 2, &base) ? 0 : (int)base;
+    const char *u = B.singleton ? NULL : getenv("PMI_FERRY_UNIVERSE");
+    const char *sec = B.singleton ? NULL : getenv("PMI_FERRY_SECRET");
+    const char *port = B.singleton ? NULL : getenv("PMI_FERRY_PARENT_PORT");
+    out->universe[0] = out->secret[0] = out->parent_port[0] = 0;
+    if (u && sec && strlen(u) < sizeof out->universe && strlen(sec) < sizeof out->secret) {
+        strcpy(out->universe, u);
+        strcpy(out->secret, sec);
+    }
+    if (port && strlen(port) < sizeof out->parent_port)
+        strcpy(out->parent_port, port);
+}
+
 static int init_singleton(struct ferry_boot_info *out)
 {
     B.singleton = 1;
@@ -252,6 +273,7 @@ static int init_singleton(struct ferry_boot_info *out)
     out->singleton = 1;
     snprintf(out->jobid, sizeof out->jobid, "%s", B.jobid);
     B.inited = 1;
+    fill_universe(out);
     return 0;
 }
 
@@ -273,6 +295,7 @@ int ferry_boot_init(struct ferry_boot_info *out)
         out->appnum = B.appnum;
         out->singleton = B.singleton;
         snprintf(out->jobid, sizeof out->jobid, "%s", B.jobid);
+        fill_universe(out);
         return 0;
     }
     long fd;
@@ -345,6 +368,7 @@ int ferry_boot_init(struct ferry_boot_info *out)
     out->singleton = 0;
     snprintf(out->jobid, sizeof out->jobid, "%s", B.jobid);
     B.inited = 1;
+    fill_universe(out);
     return 0;
 }
 
@@ -453,6 +477,155 @@ int ferry_boot_get(int rank, const char *key, char *value, size_t len)
     if (n >= len)
         return -1;
     memcpy(value, v, n + 1);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ spawn */
+
+/* Spawn values travel percent-encoded: a byte outside [A-Za-z0-9._/+,:@-]
+ * becomes %XX, so arguments with spaces or '=' fit the wire's tokens. */
+static void pct_encode(const char *in, char *out, size_t cap)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t j = 0;
+    for (; *in && j + 4 < cap; in++) {
+        unsigned char c = (unsigned char)*in;
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || strchr("._/+,:@-", c)) {
+            out[j++] = (char)c;
+        } else {
+            out[j++] = '%';
+            out[j++] = hex[c >> 4];
+            out[j++] = hex[c & 15];
+        }
+    }
+    out[j] = 0;
+}
+
+int ferry_boot_spawn(int napps, const struct ferry_boot_app *apps, const char *port, int *uid_base, int *size,
+                     char *why, size_t whylen)
+{
+    if (!B.inited || B.singleton || B.fd < 0 || !getenv("PMI_FERRY_UNIVERSE")) {
+        snprintf(why, whylen, "%s", B.singleton ? "this process was not started by a launcher"
+                                                 : "the launcher is not Ferry's mpiexec, which alone spawns for Ferry");
+        return -1;
+    }
+    enum { VAL = 1024 };
+    const char *keys[PMI_WIRE_PAIRS_MAX], *vals[PMI_WIRE_PAIRS_MAX];
+    static char store[PMI_WIRE_PAIRS_MAX][VAL];
+    char buf[PMI_WIRE_LINE_MAX + 1];
+    for (int a = 0; a < napps; a++) {
+        int n = 0, argc = 0;
+        while (apps[a].argv && apps[a].argv[argc])
+            argc++;
+        if (argc > PMI_WIRE_PAIRS_MAX - 9) {
+            snprintf(why, whylen, "too many arguments (%d; at most %d)", argc, PMI_WIRE_PAIRS_MAX - 9);
+            return -1;
+        }
+#define PAIR(k, ...) (keys[n] = (k), snprintf(store[n], VAL, __VA_ARGS__), vals[n] = store[n], n++)
+        PAIR("cmd", "spawn");
+        PAIR("napps", "%d", napps);
+        PAIR("appidx", "%d", a);
+        PAIR("nprocs", "%d", apps[a].nprocs);
+        keys[n] = "execname";
+        pct_encode(apps[a].cmd, store[n], VAL);
+        vals[n] = store[n];
+        n++;
+        PAIR("argcnt", "%d", argc);
+        static char argkeys[PMI_WIRE_PAIRS_MAX][16];
+        for (int i = 0; i < argc; i++) {
+            snprintf(argkeys[i], sizeof argkeys[i], "arg%d", i + 1);
+            keys[n] = argkeys[i];
+            pct_encode(apps[a].argv[i], store[n], VAL);
+            vals[n] = store[n];
+            n++;
+        }
+        if (apps[a].wdir) {
+            keys[n] = "wdir";
+            pct_encode(apps[a].wdir, store[n], VAL);
+            vals[n] = store[n];
+            n++;
+        }
+        if (a == 0) {
+            keys[n] = "port";
+            pct_encode(port, store[n], VAL);
+            vals[n] = store[n];
+            n++;
+        }
+#undef PAIR
+        int len = pmi_wire_format(buf, sizeof buf, n, keys, vals);
+        if (len < 0) {
+            snprintf(why, whylen, "the request does not fit the launcher's protocol (%s)", pmi_wire_strerror(len));
+            return -1;
+        }
+        send_all(buf, (size_t)len);
+    }
+    struct pmi_wire_msg m;
+    expect(&m, "spawn_result");
+    long b, sz;
+    if (rc_of(&m) != 0 || pmi_wire_get_long(&m, "base", &b) || pmi_wire_get_long(&m, "size", &sz)) {
+        const char *msg = pmi_wire_get(&m, "msg");
+        size_t j = (size_t)snprintf(why, whylen, "the launcher refused: ");
+        for (const char *p = msg ? msg : "no%20reason%20given"; *p && j + 1 < whylen; p++) {
+            unsigned v;
+            if (p[0] == '%' && sscanf(p + 1, "%2x", &v) == 1 && p[1] && p[2]) {
+                why[j++] = (char)v;
+                p += 2;
+            } else {
+                why[j++] = *p;
+            }
+        }
+        why[j] = 0;
+        return -1;
+    }
+    *uid_base = (int)b;
+    *size = (int)sz;
+    return 0;
+}
+
+static void pct_decode(const char *in, char *out, size_t cap)
+{
+    size_t j = 0;
+    for (const char *p = in; *p && j + 1 < cap; p++) {
+        unsigned v;
+        if (p[0] == '%' && p[1] && p[2] && sscanf(p + 1, "%2x", &v) == 1) {
+            out[j++] = (char)v;
+            p += 2;
+        } else {
+            out[j++] = *p;
+        }
+    }
+    out[j] = 0;
+}
+
+int ferry_boot_name(char op, const char *service, char *port, size_t cap, const char **why)
+{
+    if (!B.inited || B.singleton || B.fd < 0 || !getenv("PMI_FERRY_UNIVERSE")) {
+        *why = "no name service: only Ferry's mpiexec keeps published names";
+        return -1;
+    }
+    char svc[3 * 256 + 1], enc[3 * 256 + 1];
+    pct_encode(service, svc, sizeof svc);
+    struct pmi_wire_msg m;
+    if (op == 'p') {
+        pct_encode(port, enc, sizeof enc);
+        SEND("cmd", "publish_name", "service", svc, "port", enc);
+        expect(&m, "publish_result");
+    } else if (op == 'u') {
+        SEND("cmd", "unpublish_name", "service", svc);
+        expect(&m, "unpublish_result");
+    } else {
+        SEND("cmd", "lookup_name", "service", svc);
+        expect(&m, "lookup_result");
+    }
+    const char *msg = pmi_wire_get(&m, "msg"), *p = pmi_wire_get(&m, "port");
+    if (rc_of(&m) != 0 || (op == 'l' && !p)) {
+        *why = msg && strcmp(msg, "already_published") == 0 ? "the service name is published already"
+               : msg && strcmp(msg, "not_published") == 0  ? "the service name is not published"
+                                                           : "the launcher refused";
+        return -1;
+    }
+    if (op == 'l')
+        pct_decode(p, port, cap);
     return 0;
 }
 

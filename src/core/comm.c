@@ -1,5 +1,6 @@
 /* Communicator and group objects (see comm.h). */
 #include "core/comm.h"
+#include "transport/sock/sock.h"
 #include "coll/coll.h"
 #include "core/attr.h"
 #include "core/biglock.h"
@@ -45,7 +46,10 @@ struct ferry_group *ferry_group_new(int n, const int *world)
     memcpy(g->world, world, (size_t)n * sizeof(int));
     g->rank = MPI_UNDEFINED;
     for (int i = 0; i < n; i++)
-        if (world[i] == ferry_rt.world_rank) {
+        if (FERRY_UNLIKELY(!ferry_rt.peers[world[i]].tr))
+            ferry_sock_add_peer(world[i]);   /* a process of another world, met through a group */
+    for (int i = 0; i < n; i++)
+        if (world[i] == ferry_rt.self) {
             g->rank = i;
             break;
         }
@@ -489,10 +493,10 @@ void ferry_comm_init(void)
     int n = ferry_rt.world_size;
     int *ids = ferry_xmalloc((size_t)n * sizeof(int));
     for (int i = 0; i < n; i++)
-        ids[i] = i;
+        ids[i] = ferry_rt.uid_base + i;
     struct ferry_group *gw = ferry_group_new(n, ids);
     free(ids);
-    struct ferry_group *gs = ferry_group_new(1, &ferry_rt.world_rank);
+    struct ferry_group *gs = ferry_group_new(1, &ferry_rt.self);
 
     ferry_comm_world = ferry_xcalloc(1, sizeof *ferry_comm_world);
     *ferry_comm_world = (struct ferry_comm){.handle = MPI_COMM_WORLD, .refs = 1, .ctx = 0, .rank = gw->rank,

@@ -12,9 +12,11 @@
 #include "core/progress.h"
 #include "core/request.h"
 #include "core/runtime.h"
+#include "core/universe.h"
 #include "core/util.h"
 #include "proto/proto.h"
 #include "transport/transport.h"
+#include "transport/sock/sock.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,11 +27,18 @@ struct ferry_runtime ferry_rt = {.world_rank = -1};
 static pthread_t main_thread;
 
 /* Which ranks share this node: everyone publishes its host name. */
-static void discover_node(void)
+static void discover_node(int universe)
 {
     ferry_boot_put("host", ferry_rt.hostname);
     ferry_boot_fence();
-    ferry_rt.peers = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *ferry_rt.peers);
+    /* peers[] is indexed by uid (runtime.h): room for this world, and for the
+     * rest of the universe when the launcher can spawn */
+    int end = ferry_rt.uid_base + ferry_rt.world_size;
+    ferry_rt.npeers = universe && end < FERRY_UNIVERSE_MAX ? FERRY_UNIVERSE_MAX : end;
+    ferry_rt.peer_end = end;
+    ferry_rt.peers = ferry_xcalloc((size_t)ferry_rt.npeers, sizeof *ferry_rt.peers);
+    for (int u = 0; u < ferry_rt.npeers; u++)
+        ferry_rt.peers[u].local = -1;
     int nlocal = 0;
     for (int w = 0; w < ferry_rt.world_size; w++) {
         char host[MPI_MAX_PROCESSOR_NAME];
@@ -39,10 +48,10 @@ static void discover_node(void)
             ferry_fatal("MPI_Init: rank %d published no host name", w);
         if (strcmp(host, ferry_rt.hostname) != 0)
             ferry_fatal("MPI_Init: rank %d runs on %s, another node; Ferry has no network transport yet", w, host);
-        ferry_rt.peers[w].local = nlocal++;
-        ferry_rt.peers[w].tr = &ferry_transport_shm;
+        ferry_rt.peers[ferry_rt.uid_base + w].local = nlocal++;
+        ferry_rt.peers[ferry_rt.uid_base + w].tr = &ferry_transport_shm;
     }
-    ferry_rt.local_rank = ferry_rt.peers[ferry_rt.world_rank].local;
+    ferry_rt.local_rank = ferry_rt.peers[ferry_rt.self].local;
     ferry_rt.local_size = nlocal;
 }
 
@@ -69,6 +78,8 @@ int ferry_init(int required, int *provided)
         exit(1);
     ferry_rt.world_rank = info.rank;
     ferry_rt.world_size = info.size;
+    ferry_rt.uid_base = info.uid_base;
+    ferry_rt.self = info.uid_base + info.rank;
     if (info.rank == 0)   /* once per job */
         ferry_config_unknown(stderr);
     ferry_rt.appnum = info.appnum;
@@ -84,7 +95,7 @@ int ferry_init(int required, int *provided)
         *provided = ferry_rt.thread_level;
     main_thread = pthread_self();
 
-    discover_node();
+    discover_node(info.universe[0] != 0);
     ferry_datatype_init();
     ferry_errhandler_init();
     ferry_request_init();
@@ -92,6 +103,7 @@ int ferry_init(int required, int *provided)
     ferry_proto_init();
     ferry_transport_shm.init();
     ferry_rt.state = FERRY_INITIALIZED;
+    ferry_universe_init(&info);   /* spawned: connects to the parents */
     return MPI_SUCCESS;
 }
 
@@ -172,9 +184,10 @@ int ferry_finalize(void)
     /* Sends the application no longer waits for (Request_free'd, buffered)
      * must still reach their receivers. */
     struct ferry_waiter w = {0};
-    while (ferry_proto_sends_inflight())
+    while (ferry_proto_sends_inflight() || ferry_sock_pending())
         ferry_progress_wait(&w);
     ferry_coll_barrier(ferry_comm_world);
+    ferry_universe_finalize();
     ferry_transport_shm.finalize();
     ferry_boot_finalize();
     ferry_rt.state = FERRY_FINALIZED;

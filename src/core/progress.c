@@ -7,6 +7,7 @@
 #include "core/util.h"
 #include "proto/proto.h"
 #include "transport/transport.h"
+#include "transport/sock/sock.h"
 #include <sched.h>
 
 #define MAX_HOOKS 8
@@ -26,6 +27,8 @@ void ferry_progress_add_hook(ferry_progress_hook fn)
 int ferry_progress(void)
 {
     int n = ferry_transport_shm.poll();
+    if (FERRY_UNLIKELY(ferry_sock_active))   /* connected to processes of other worlds */
+        n += ferry_transport_sock.poll();
     n += ferry_proto_progress_sends();
     n += ferry_proto_progress_pulls();
     for (int i = 0; i < nhooks; i++)
@@ -102,6 +105,8 @@ void ferry_progress_wait(struct ferry_waiter *w)
     if (w->idle <= spin + ferry_cfg.oversub_yields || ferry_progress_unrung ||
         ferry_proto_sends_queued() || !ferry_yielded_enough(&w->yield_since))
         sched_yield();
+    else if (ferry_sock_active)
+        ferry_transport_sock.sleep();   /* a doorbell does not ring for socket data */
     else if (ferry_biglock_on) {
         if (!ferry_biglock_sleep())
             sched_yield();

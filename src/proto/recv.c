@@ -206,7 +206,7 @@ static void self_rndv(struct ferry_request *r, uint64_t sreq, size_t bytes)
     memset(&fin, 0, sizeof fin);
     fin.type = FERRY_PKT_FIN;
     fin.sreq = sreq;
-    ferry_proto_on_fin(ferry_rt.world_rank, &fin);
+    ferry_proto_on_fin(ferry_rt.self, &fin);
 }
 
 /* The receive r matched a rendezvous message announced by an RTS. */
@@ -219,7 +219,7 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
     r->done_bytes = 0;
     r->status.MPI_SOURCE = src;
     r->status.MPI_TAG = tag;
-    if (src_world == ferry_rt.world_rank) {
+    if (src_world == ferry_rt.self) {
         self_rndv(r, sreq, bytes);
         return;
     }

@@ -93,14 +93,14 @@ static struct adapt_peer **peers;   /* per world rank, allocated on first use */
 
 void ferry_rndv_adapt_init(void)
 {
-    peers = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *peers);
+    peers = ferry_xcalloc((size_t)ferry_rt.npeers, sizeof *peers);   /* indexed by uid */
 }
 
 void ferry_rndv_adapt_finalize(void)
 {
     if (!peers)
         return;
-    for (int i = 0; i < ferry_rt.world_size; i++)
+    for (int i = 0; i < ferry_rt.npeers; i++)
         free(peers[i]);
     free(peers);
     peers = NULL;

@@ -53,10 +53,11 @@ void ferry_proto_init(void)
 {
     ferry_ladder_init();
     ferry_rndv_adapt_init();
-    queues = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *queues);
-    payload_cap = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *payload_cap);
-    rndv_to = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *rndv_to);
-    rndv_since = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *rndv_since);
+    /* indexed by uid (runtime.h) */
+    queues = ferry_xcalloc((size_t)ferry_rt.npeers, sizeof *queues);
+    payload_cap = ferry_xcalloc((size_t)ferry_rt.npeers, sizeof *payload_cap);
+    rndv_to = ferry_xcalloc((size_t)ferry_rt.npeers, sizeof *rndv_to);
+    rndv_since = ferry_xcalloc((size_t)ferry_rt.npeers, sizeof *rndv_since);
 }
 
 void ferry_proto_finalize(void)
@@ -587,7 +588,7 @@ int ferry_proto_progress_sends(void)
     if (!queued_ops)
         return 0;
     int moved = 0;
-    for (int peer = 0; peer < ferry_rt.world_size; peer++) {
+    for (int peer = 0; peer < ferry_rt.peer_end; peer++) {
         struct out_queue *q = &queues[peer];
         while (q->head) {
             struct out_op *op = q->head;

@@ -186,7 +186,7 @@ static void *attach_memfd(size_t stride, int nlocal, int my_index)
     } else {
         int w0 = -1;
         for (int w = 0; w < ferry_rt.world_size && w0 < 0; w++)
-            if (ferry_rt.peers[w].local == 0)
+            if (ferry_rt.peers[ferry_rt.uid_base + w].local == 0)
                 w0 = w;
         char tok[2 * TOKEN_BYTES + 8];
         if (ferry_boot_get(w0, "shm-sock", name, sizeof name) || ferry_boot_get(w0, "shm-token", tok, sizeof tok))

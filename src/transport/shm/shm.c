@@ -209,8 +209,8 @@ static int shm_init(void)
     shm.max_packet = (uint32_t)FERRY_MIN((uint64_t)ferry_cfg.shm_max_packet, (uint64_t)shm.ring_bytes / 4);
     shm.stride = shm_region_size(shm.nlocal, shm.ring_bytes);
     shm.in = ferry_xcalloc((size_t)nlocal, sizeof *shm.in);
-    shm.out = ferry_xcalloc((size_t)ferry_rt.world_size, sizeof *shm.out);
-    shm.pull_ok = ferry_xcalloc((size_t)ferry_rt.world_size, 1);
+    shm.out = ferry_xcalloc((size_t)ferry_rt.npeers, sizeof *shm.out);   /* indexed by uid */
+    shm.pull_ok = ferry_xcalloc((size_t)ferry_rt.npeers, 1);
     shm.hot_max = (int)FERRY_MIN((long)nlocal, ferry_cfg.shm_hot);
     shm.hot = ferry_xcalloc((size_t)shm.hot_max + 1, sizeof *shm.hot);
     shm.hot_seen = ferry_xcalloc((size_t)shm.hot_max + 1, sizeof *shm.hot_seen);
@@ -234,11 +234,12 @@ static int shm_init(void)
      * crash of any rank leaves nothing behind in /dev/shm. */
     ferry_shm_segment_seal();
 
-    for (int w = 0; w < ferry_rt.world_size; w++) {
+    for (int k = 0; k < ferry_rt.world_size; k++) {
+        int w = ferry_rt.uid_base + k;   /* the world rank k's uid */
         int i = ferry_rt.peers[w].local;
         if (i < 0)
             continue;
-        check_region((uint32_t)i, w);
+        check_region((uint32_t)i, k);
         ferry_rt.peers[w].pid = ((struct shm_region_hdr *)region((uint32_t)i))->owner_pid;
         /* our ring inside peer i's region is the one indexed by our local rank */
         shm.out[w].ctl = shm_ring_ctl(region((uint32_t)i), (uint32_t)ferry_rt.local_rank);
@@ -250,12 +251,12 @@ static int shm_init(void)
         shm.in[i].world = w;
         if (ferry_cfg.cma != 0) {
             char addr[64];
-            if (ferry_boot_get(w, "shm-addr", addr, sizeof addr))
-                ferry_fatal("MPI_Init: rank %d published no shared-memory address", w);
+            if (ferry_boot_get(k, "shm-addr", addr, sizeof addr))
+                ferry_fatal("MPI_Init: rank %d published no shared-memory address", k);
             shm.pull_ok[w] = (unsigned char)probe_pull(w, strtoull(addr, NULL, 16));
             if (!shm.pull_ok[w] && ferry_cfg.cma == 1)
                 fprintf(stderr, "ferry: rank %d: warning: FERRY_CMA=1 but single copy with rank %d is denied\n",
-                        ferry_rt.world_rank, w);
+                        ferry_rt.world_rank, k);
         }
     }
     ferry_rt.local_cpus = (int)local_cpus();
