@@ -13,8 +13,10 @@
  *      on it sums every process's world rank + 1000 * side; the children's
  *      world is theirs alone (size 2). Then MPI_Comm_disconnect.
  *   3. MPI_Comm_spawn_multiple of two programs (this one as "multi" with
- *      1 and 2 processes, different arguments, an info with "wdir" for the
- *      second): each child checks its MPI_APPNUM and its argument, the
+ *      1 and 2 processes; the first named without a directory and found
+ *      through a "path" info, the second with 300 arguments holding spaces,
+ *      commas, '=' and '%', and a "wdir" info): each child checks its
+ *      MPI_APPNUM, its arguments and (second) its directory, the
  *      children's world has 3 ranks, and they send their appnum and world
  *      rank to parent 0.
  *   4. Spawning a program that does not exist fails with MPI_ERR_SPAWN
@@ -144,6 +146,17 @@ static void merged(MPI_Comm ic, int side)
     CHECK_RC(MPI_Comm_free(&m));
 }
 
+/* The second program of spawn_multiple gets many arguments, with spaces,
+ * commas, '=' and '%' in them. */
+#define NMANY 300
+static char *many_arg(int i)
+{
+    static char args[NMANY][24];
+    if (!args[i][0])
+        snprintf(args[i], sizeof args[i], i % 3 ? "a%d,b=%%%d" : "x y %d", i, i);
+    return args[i];
+}
+
 static int child(int argc, char **argv)
 {
     int wr, ws;
@@ -170,6 +183,13 @@ static int child(int argc, char **argv)
         CHECK_RC(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag));
         CHECK(flag && *appnum == atoi(argv[2]), "appnum %d, want %s", flag ? *appnum : -1, argv[2]);
         CHECK(ws == 3, "the children's world has %d ranks, want 3", ws);
+        CHECK(argc == (*appnum ? NMANY + 3 : 3), "%d arguments for appnum %d", argc, *appnum);
+        for (int i = 0; *appnum && i < NMANY; i++)
+            CHECK(strcmp(argv[3 + i], many_arg(i)) == 0, "argument %d: '%s', want '%s'", i, argv[3 + i], many_arg(i));
+        if (*appnum == 1) {
+            char cwd[256];
+            CHECK(getcwd(cwd, sizeof cwd) && strcmp(cwd, "/tmp") == 0, "wdir: started in %s", cwd);
+        }
         int msg[2] = {*appnum, wr};
         CHECK_RC(MPI_Send(msg, 2, MPI_INT, 0, 7, parent));
     }
@@ -334,15 +354,24 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_Comm_disconnect(&ic));
 
     /* 3. */
-    char *cmds[2] = {argv[0], argv[0]};
-    char *a0[] = {"multi", "0", NULL}, *a1[] = {"multi", "1", NULL};
+    char dir[4096], *base = strrchr(argv[0], '/');
+    snprintf(dir, sizeof dir, "%.*s", (int)(base - argv[0]), argv[0]);
+    char *cmds[2] = {base + 1, argv[0]};
+    char *a0[] = {"multi", "0", NULL}, *a1[NMANY + 3] = {"multi", "1"};
+    for (int i = 0; i < NMANY; i++)
+        a1[2 + i] = many_arg(i);
     char **argvs[2] = {a0, a1};
     int np[2] = {1, 2};
-    MPI_Info infos[2] = {MPI_INFO_NULL, MPI_INFO_NULL};
+    MPI_Info infos[2];
+    CHECK_RC(MPI_Info_create(&infos[0]));
+    char path[4200];
+    snprintf(path, sizeof path, "/nonexistent:%s:/usr/bin", dir);
+    CHECK_RC(MPI_Info_set(infos[0], "path", path));
     CHECK_RC(MPI_Info_create(&infos[1]));
     CHECK_RC(MPI_Info_set(infos[1], "wdir", "/tmp"));
     int errs3[3];
     CHECK_RC(MPI_Comm_spawn_multiple(2, cmds, argvs, np, infos, size - 1, MPI_COMM_WORLD, &ic, errs3));
+    CHECK_RC(MPI_Info_free(&infos[0]));
     CHECK_RC(MPI_Info_free(&infos[1]));
     CHECK_RC(MPI_Comm_remote_size(ic, &rsize));
     CHECK(rsize == 3, "spawn_multiple: remote size %d", rsize);

@@ -123,7 +123,7 @@ static int *predefined_comm_attr(int keyval)
     case MPI_IO: return &attr_io;
     case MPI_WTIME_IS_GLOBAL: return &attr_wtime_global;
     case MPI_UNIVERSE_SIZE:
-        attr_universe = ferry_rt.world_size;
+        attr_universe = ferry_rt.universe_size;
         return &attr_universe;
     case MPI_APPNUM:
         if (ferry_rt.appnum < 0)

@@ -226,11 +226,29 @@ struct spawn_status {
     char why[200];
 };
 
+/* The "path" info key (MPI-3.1 10.3.4): directories to look for a program
+ * named without a '/'. The first that holds an executable file of that
+ * name, as "dir/name" (malloc'd); else the name itself, for the launcher to
+ * find along its PATH. */
+static char *search_path(const char *path, const char *name)
+{
+    char buf[4096];
+    for (const char *p = path; *p;) {
+        size_t len = strcspn(p, ":");
+        if (len && snprintf(buf, sizeof buf, "%.*s/%s", (int)len, p, name) < (int)sizeof buf &&
+            access(buf, X_OK) == 0)
+            return strdup(buf);
+        p += len + (p[len] == ':');
+    }
+    return strdup(name);
+}
+
 /* Root: open the port and ask the launcher. */
 static void spawn_at_root(int count, char *cmds[], char **argvs[], const int maxprocs[], const MPI_Info infos[],
                           char *port, struct spawn_status *st)
 {
     struct ferry_boot_app *apps = ferry_xcalloc((size_t)count, sizeof *apps);
+    char **found = ferry_xcalloc((size_t)count, sizeof *found);
     st->rc = MPI_ERR_SPAWN;
     for (int i = 0; i < count; i++) {
         if (!cmds[i] || !*cmds[i]) {
@@ -251,6 +269,9 @@ static void spawn_at_root(int count, char *cmds[], char **argvs[], const int max
         }
         apps[i] = (struct ferry_boot_app){.cmd = cmds[i], .argv = argvs ? argvs[i] : NULL, .nprocs = maxprocs[i],
                                           .wdir = in ? ferry_info_lookup(in, "wdir") : NULL};
+        const char *path = in ? ferry_info_lookup(in, "path") : NULL;
+        if (path && !strchr(cmds[i], '/'))
+            apps[i].cmd = found[i] = search_path(path, cmds[i]);
         st->total += maxprocs[i];
     }
     if (ferry_port_open(port, MPI_MAX_PORT_NAME)) {
@@ -265,6 +286,9 @@ static void spawn_at_root(int count, char *cmds[], char **argvs[], const int max
     }
     st->rc = MPI_SUCCESS;
 out:
+    for (int i = 0; i < count; i++)
+        free(found[i]);
+    free(found);
     free(apps);
 }
 

@@ -16,6 +16,7 @@ struct ferry_boot_info {
     char jobid[64];      /* launcher's job / kvs name; unique per job on the node */
     /* Dynamic processes (Ferry's mpiexec only; see ferry_boot_spawn): */
     int uid_base;        /* universe id of this world's rank 0 (PMI_FERRY_UID_BASE) */
+    int universe_size;   /* MPI_UNIVERSE_SIZE from the launcher, 0: not known */
     char universe[64];   /* names the launcher's universe (PMI_FERRY_UNIVERSE); "" without one */
     char secret[40];     /* the universe's secret, hex (PMI_FERRY_SECRET) */
     char parent_port[256]; /* started by MPI_Comm_spawn: the parents' port (PMI_FERRY_PARENT_PORT) */

@@ -54,6 +54,7 @@ static struct {
     int singleton;
     int fd;
     int rank, size, appnum;
+    int usize;                           /* universe size from the launcher, 0: not asked */
     int finalized;
     long kvsname_max, keylen_max, vallen_max;
     char kvsname[KVSNAME_MAX];
@@ -245,6 +246,7 @@ static void derive_jobid(const char *kvs, char *jobid, size_t cap)
  * the process then cannot spawn, and its uids are its world ranks. */
 static void fill_universe(struct ferry_boot_info *out)
 {
+    out->universe_size = B.usize;
     long base = 0;
     out->uid_base = B.singleton || env_int("PMI_FERRY_UID_BASE", 0, INT_MAX / 2, &base) ? 0 : (int)base;
     const char *u = B.singleton ? NULL : getenv("PMI_FERRY_UNIVERSE");
@@ -352,6 +354,14 @@ int ferry_boot_init(struct ferry_boot_info *out)
     long appnum = 0;
     if (pmi_wire_get_long(&m, "appnum", &appnum) != 0 || appnum < 0 || appnum > INT_MAX)
         appnum = 0;
+
+    if (getenv("PMI_FERRY_UNIVERSE")) {   /* Ferry's mpiexec: MPI_UNIVERSE_SIZE (-usize) */
+        long u = 0;
+        SEND("cmd", "get_universe_size");
+        expect(&m, "universe_size");
+        if (rc_of(&m) == 0 && pmi_wire_get_long(&m, "size", &u) == 0 && u > 0 && u <= INT_MAX)
+            B.usize = (int)u;
+    }
 
     SEND("cmd", "get_my_kvsname");
     expect(&m, "my_kvsname");
@@ -482,15 +492,16 @@ int ferry_boot_get(int rank, const char *key, char *value, size_t len)
 
 /* ------------------------------------------------------------------ spawn */
 
-/* Spawn values travel percent-encoded: a byte outside [A-Za-z0-9._/+,:@-]
- * becomes %XX, so arguments with spaces or '=' fit the wire's tokens. */
+/* Spawn values travel percent-encoded: a byte outside [A-Za-z0-9._/+:@-]
+ * becomes %XX, so arguments with spaces, '=' or ',' (which separates the
+ * arguments in args=) fit the wire's tokens. */
 static void pct_encode(const char *in, char *out, size_t cap)
 {
     static const char hex[] = "0123456789ABCDEF";
     size_t j = 0;
     for (; *in && j + 4 < cap; in++) {
         unsigned char c = (unsigned char)*in;
-        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || strchr("._/+,:@-", c)) {
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || strchr("._/+:@-", c)) {
             out[j++] = (char)c;
         } else {
             out[j++] = '%';
@@ -517,10 +528,24 @@ int ferry_boot_spawn(int napps, const struct ferry_boot_app *apps, const char *p
         int n = 0, argc = 0;
         while (apps[a].argv && apps[a].argv[argc])
             argc++;
-        if (argc > PMI_WIRE_PAIRS_MAX - 9) {
-            snprintf(why, whylen, "too many arguments (%d; at most %d)", argc, PMI_WIRE_PAIRS_MAX - 9);
-            return -1;
+        /* the arguments, percent-encoded and joined by ','; what does not
+         * fit the spawn line goes first in spawn_args lines */
+        static char args[PMI_WIRE_LINE_MAX / 2], one[PMI_WIRE_LINE_MAX / 2];
+        size_t used = 0;
+        for (int i = 0; i < argc; i++) {
+            pct_encode(apps[a].argv[i], one, sizeof one);
+            size_t len = strlen(one);
+            if (len >= sizeof one - 4) {
+                snprintf(why, whylen, "argument %d is too long (%zu bytes encoded)", i + 1, len);
+                return -1;
+            }
+            if (used && used + 1 + len >= sizeof args) {
+                SEND("cmd", "spawn_args", "args", args);
+                used = 0;
+            }
+            used += (size_t)snprintf(args + used, sizeof args - used, "%s%s", used ? "," : "", one);
         }
+        args[used] = 0;
 #define PAIR(k, ...) (keys[n] = (k), snprintf(store[n], VAL, __VA_ARGS__), vals[n] = store[n], n++)
         PAIR("cmd", "spawn");
         PAIR("napps", "%d", napps);
@@ -531,13 +556,9 @@ int ferry_boot_spawn(int napps, const struct ferry_boot_app *apps, const char *p
         vals[n] = store[n];
         n++;
         PAIR("argcnt", "%d", argc);
-        static char argkeys[PMI_WIRE_PAIRS_MAX][16];
-        for (int i = 0; i < argc; i++) {
-            snprintf(argkeys[i], sizeof argkeys[i], "arg%d", i + 1);
-            keys[n] = argkeys[i];
-            pct_encode(apps[a].argv[i], store[n], VAL);
-            vals[n] = store[n];
-            n++;
+        if (argc) {   /* all in one value (mpiexec also takes arg1..argK) */
+            keys[n] = "args";
+            vals[n++] = args;
         }
         if (apps[a].wdir) {
             keys[n] = "wdir";

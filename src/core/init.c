@@ -83,6 +83,7 @@ int ferry_init(int required, int *provided)
     if (info.rank == 0)   /* once per job */
         ferry_config_unknown(stderr);
     ferry_rt.appnum = info.appnum;
+    ferry_rt.universe_size = info.universe_size > 0 ? info.universe_size : info.size;
     ferry_rt.singleton = info.singleton;
     if (!info.singleton)
         set_stdout_buffering();

@@ -2,8 +2,9 @@
 # launcher_pmi_spawn: mpiexec's PMI spawn service (MPI_Comm_spawn[_multiple]),
 # driven by pmi_spawn_client over the wire, without the MPI library.
 #   pmi_spawn.sh <mpiexec> <pmi_spawn_client>
-# 1. -l -n 2 ... parent: spawn, refused spawns, spawn_multiple; each spawned
-#    world runs its own barrier; labels [s<k>:<rank>]; exit status 0
+# 1. -l -usize 9 -n 2 ... parent: spawn, refused spawns, spawn_multiple; each
+#    spawned world runs its own barrier; labels [s<k>:<rank>]; the universe
+#    size is 9 everywhere; exit status 0
 # 2. -n 1 ... exit3: a spawned process exiting 3 before finalize fails the
 #    job with status 3, and the report names it by world, rank and uid
 # 3. -genv of a PMI_FERRY_* variable is ignored with a warning
@@ -14,7 +15,7 @@ fail() { echo "pmi_spawn: FAIL: $*"; exit 1; }
 shm_files() { ls /dev/shm 2>/dev/null | grep -- '-spawntest-' | sort; }
 before=$(shm_files)
 
-out=$("$mpiexec" --timeout 40 -l -n 2 "$client" parent 2>&1)
+out=$("$mpiexec" --timeout 40 -l -usize 9 -n 2 "$client" parent 2>&1)
 st=$?
 echo "$out"
 [ $st -eq 0 ] || fail "parent run: exit status $st"

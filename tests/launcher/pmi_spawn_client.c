@@ -232,8 +232,8 @@ static int child_main(int argc, char **argv)
 
     pmi_init();
     struct pmi_wire_msg m;
-    if (universe_size() != 2)
-        fail("universe size is not world 0's size 2");
+    if (universe_size() != 9)
+        fail("universe size is not -usize 9");
     send_line("cmd=get_appnum");
     recv_msg(&m, "appnum");
     if (atol(need(&m, "appnum")) != appnum)
@@ -342,8 +342,8 @@ static int parent_main(void)
     if (strcmp(env("PMI_FERRY_UNIVERSE"), env("PMI_JOBID")) != 0)
         fail("world 0: PMI_FERRY_UNIVERSE differs from PMI_JOBID");
     pmi_init();
-    if (universe_size() != 2)
-        fail("universe size is not 2");
+    if (universe_size() != 9)
+        fail("universe size is not -usize 9");
     if (rank == 1) {
         barrier();                /* waits while rank 0 spawns */
         finalize();

@@ -45,6 +45,7 @@ struct options {
     int tag_output;
     int report_bindings;
     int timeout_s;             /* --timeout / MPIEXEC_TIMEOUT; 0: none */
+    int usize;                 /* -usize / MPIEXEC_UNIVERSE_SIZE: MPI_UNIVERSE_SIZE; 0: the default */
     const char *wdir;          /* -wdir: the ranks' working directory; NULL: mpiexec's */
     int ngenv;
     char **genv_key;           /* -genv K V, in command-line order */
@@ -106,6 +107,7 @@ struct rank {
     int appnum;                /* its program: index into opt->apps (world 0) or the world's apps */
     char label[32];            /* --tag-output prefix: "[r] ", spawned: "[s<k>:<r>] " */
     struct spawn_req *spawn;   /* spawn lines received so far, NULL: none */
+    char *spawn_args;          /* spawn_args lines for the next spawn line ("A1,A2,..."), NULL: none */
     pid_t pid;
     enum rank_state state;
     int status;                /* wait status once exited */

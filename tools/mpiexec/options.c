@@ -47,6 +47,9 @@ void usage(FILE *f)
 "                         node; the default is core when N <= allowed cores, none\n"
 "                         otherwise; when the ranks see OMP_NUM_THREADS=T > 1, the\n"
 "                         default gives each rank min(T, cores / N) cores\n"
+"  -usize N               MPI_UNIVERSE_SIZE, the processes worth starting in all,\n"
+"                         spawned ones included (default: N or the CPUs mpiexec may\n"
+"                         use, whichever is more); MPIEXEC_UNIVERSE_SIZE does the same\n"
 "  --report-bindings      print each rank's binding on stderr\n"
 "  --tag-output, -l       prefix every line of output with [rank]\n"
 "  -wdir DIR              start the processes in DIR (default: the current directory)\n"
@@ -212,6 +215,15 @@ static void check_hostfile(const char *path)
 
 /* The options of one section, from argv[i] up to its program: -n and -env
  * go to `app`, the others to `o`. Returns the index of the program. */
+static int parse_usize(const char *v, const char *fmt)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (end == v || *end || n < 1 || n > 4096)
+        usage_error(fmt, v);
+    return (int)n;
+}
+
 static int parse_section(struct options *o, struct app *app, int argc, char **argv, int i)
 {
     for (; i < argc; i++) {
@@ -275,6 +287,8 @@ static int parse_section(struct options *o, struct app *app, int argc, char **ar
         } else if (name_is(name, "timeout")) {
             o->timeout_s = parse_timeout(opt_value(argc, argv, &i, name),
                                          "--timeout needs a number of seconds, not '%s'");
+        } else if (name_is(name, "usize") || name_is(name, "universe-size")) {
+            o->usize = parse_usize(opt_value(argc, argv, &i, name), "-usize needs a number of processes, not '%s'");
         } else if (strcmp(name, "report-bindings") == 0) {
             o->report_bindings = 1;
         } else if (strcmp(name, "hosts") == 0 || name_is(name, "host") || strcmp(name, "H") == 0) {
@@ -321,6 +335,11 @@ void options_parse(struct options *o, int argc, char **argv)
     const char *env_timeout = getenv("MPIEXEC_TIMEOUT");
     if (env_timeout && *env_timeout)
         o->timeout_s = parse_timeout(env_timeout, "MPIEXEC_TIMEOUT must be a number of seconds, not '%s'");
+
+    /* hydra's variable for -usize */
+    const char *env_usize = getenv("MPIEXEC_UNIVERSE_SIZE");
+    if (env_usize && *env_usize)
+        o->usize = parse_usize(env_usize, "MPIEXEC_UNIVERSE_SIZE must be a number of processes (1-4096), not '%s'");
 
     for (int i = 1;;) {
         struct app *app = &o->apps[o->napps];

@@ -11,13 +11,17 @@
  *   get_maxes                 -> maxes kvsname_max= keylen_max= vallen_max=
  *   get_appnum                -> appnum appnum=<the process's program, from 0 (MPMD, spawn_multiple)>
  *   get_my_kvsname            -> my_kvsname kvsname=<its world's kvsname>
- *   get_universe_size         -> universe_size size=N   (world 0's size, spawns or not)
+ *   get_universe_size         -> universe_size size=U   (-usize, else the larger of world 0's size
+ *                                                      and the CPUs mpiexec may use)
  *   put kvsname= key= value=  -> put_result rc=0 msg=success
  *   get kvsname= key=         -> get_result rc=0 msg=success value=   (rc=-1 when absent)
  *   barrier_in                -> barrier_out            (when all ranks of its world entered)
  *   finalize                  -> finalize_ack
  *   abort exitcode=N          -> the job is killed
  *   spawn napps=M appidx=I nprocs=N execname=E argcnt=K arg1=.. argK=.. [wdir=D] [port=P]
+ *         (or, for many arguments, args=A1,...,AK instead of arg1..argK, and
+ *         before the line any number of spawn_args args=A1,...,Ai lines,
+ *         unanswered, whose arguments come first)
  *                             -> spawn_result rc=0 base=<first uid> size=<T> kvsname=<new world's>
  *                                spawn_result rc=-1 msg=<reason, percent-encoded>
  *   publish_name service=S port=P -> publish_result rc=0   (rc=-1 msg=already_published)
@@ -417,7 +421,8 @@ static int find_exec(const char *dir, const char *name)
 
 /* Parse application a of the request from m into q->apps[a]; errors are
  * recorded in q. */
-static void spawn_parse_app(struct job *j, struct spawn_req *q, int a, const struct pmi_wire_msg *m)
+static void spawn_parse_app(struct job *j, struct spawn_req *q, int a, const struct pmi_wire_msg *m,
+                            const char *more)
 {
     struct spawn_app *app = &q->apps[a];
     long nprocs, argcnt;
@@ -435,9 +440,23 @@ static void spawn_parse_app(struct job *j, struct spawn_req *q, int a, const str
         spawn_error(q, "app %d: no execname", a);
         return;
     }
-    if (pmi_wire_get_long(m, "argcnt", &argcnt) != 0 || argcnt < 0 || argcnt > PMI_WIRE_PAIRS_MAX) {
-        spawn_error(q, "app %d: argcnt must be a number from 0 to %d", a, PMI_WIRE_PAIRS_MAX);
+    /* the arguments come as arg1..argK, or all in one value, args=A1,A2,...
+     * (each percent-encoded, its commas too), when they are too many for
+     * one line's pairs */
+    const char *packed = more ? more : pmi_wire_get(m, "args");
+    long maxargs = packed ? 1L << 20 : PMI_WIRE_PAIRS_MAX;
+    if (pmi_wire_get_long(m, "argcnt", &argcnt) != 0 || argcnt < 0 || argcnt > maxargs) {
+        spawn_error(q, "app %d: argcnt must be a number from 0 to %ld", a, maxargs);
         return;
+    }
+    if (packed) {
+        long pieces = *packed || argcnt ? 1 : 0;   /* "" is one empty argument when argcnt says 1 */
+        for (const char *c = packed; *c; c++)
+            pieces += *c == ',';
+        if (pieces != argcnt) {
+            spawn_error(q, "app %d: args holds %ld arguments, argcnt says %ld", a, pieces, argcnt);
+            return;
+        }
     }
     /* argcnt matches: arg1..argK present (below), no argN beyond */
     for (int i = 0; i < m->npairs; i++) {
@@ -461,7 +480,18 @@ static void spawn_parse_app(struct job *j, struct spawn_req *q, int a, const str
         spawn_error(q, "app %d: empty execname", a);
         return;
     }
-    for (long i = 1; i <= argcnt; i++) {
+    for (long i = 1; i <= argcnt && packed; i++) {
+        size_t len = strcspn(packed, ",");
+        char *raw = strndup(packed, len);
+        int bad = !raw || decode_field(q, a, "args", raw, &app->argv[i]) != 0;
+        free(raw);
+        if (bad) {
+            spawn_error(q, "out of memory");
+            return;
+        }
+        packed += len + (packed[len] == ',');
+    }
+    for (long i = 1; i <= argcnt && !packed; i++) {
         char key[32];
         snprintf(key, sizeof key, "arg%ld", i);
         const char *raw = pmi_wire_get(m, key);
@@ -578,9 +608,24 @@ static void handle_spawn(struct job *j, int r, const struct pmi_wire_msg *m)
             spawn_error(q, "napps=%ld where the request began with napps=%d", napps, q->napps);
         else if (appidx != q->next)
             spawn_error(q, "appidx=%ld where appidx=%d was expected", appidx, q->next);
-        else
-            spawn_parse_app(j, q, (int)appidx, m);
+        else {
+            /* the arguments of spawn_args lines, then this line's args= */
+            const char *args = pmi_wire_get(m, "args");
+            char *joined = NULL;
+            if (rk->spawn_args) {
+                size_t len = strlen(rk->spawn_args) + 2 + (args ? strlen(args) : 0);
+                if ((joined = malloc(len)))
+                    snprintf(joined, len, "%s%s%s", rk->spawn_args, args && *args ? "," : "", args ? args : "");
+                else
+                    spawn_error(q, "out of memory");
+            }
+            if (!q->err[0])
+                spawn_parse_app(j, q, (int)appidx, m, joined);
+            free(joined);
+        }
     }
+    free(rk->spawn_args);
+    rk->spawn_args = NULL;
     q->next = (int)appidx + 1;
     if (appidx != napps - 1)
         return;                        /* more lines to come; the answer follows the last */
@@ -641,8 +686,16 @@ static void handle(struct job *j, int r, const char *line, size_t len)
     } else if (strcmp(cmd, "get_my_kvsname") == 0) {
         REPLY(j, r, "cmd", "my_kvsname", "kvsname", w->kvsname);
     } else if (strcmp(cmd, "get_universe_size") == 0) {
+        /* -usize, else what this machine runs well: a CPU per process */
+        int u = j->opt->usize;
+        if (!u) {
+            cpu_set_t set;
+            u = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+            if (u < j->worlds[0]->n)
+                u = j->worlds[0]->n;
+        }
         char n[16];
-        snprintf(n, sizeof n, "%d", j->worlds[0]->n);
+        snprintf(n, sizeof n, "%d", u);
         REPLY(j, r, "cmd", "universe_size", "size", n);
     } else if (strcmp(cmd, "put") == 0) {
         const char *kvs = pmi_wire_get(&m, "kvsname");
@@ -684,6 +737,18 @@ static void handle(struct job *j, int r, const char *line, size_t len)
         pmi_server_check_barrier(j);
     } else if (strcmp(cmd, "spawn") == 0) {
         handle_spawn(j, r, &m);
+    } else if (strcmp(cmd, "spawn_args") == 0) {
+        /* arguments for the next spawn line, too many for its own line:
+         * collected here (no answer) */
+        const char *args = pmi_wire_get(&m, "args");
+        size_t have = rk->spawn_args ? strlen(rk->spawn_args) : 0, add = args ? strlen(args) : 0;
+        if (have + add > (1u << 20))
+            job_fail_rank(j, r, 1, "sent more than 1 MiB of spawn arguments");
+        char *n = realloc(rk->spawn_args, have + add + 2);
+        if (!n)
+            job_fail_rank(j, r, 1, "sent spawn arguments, and mpiexec is out of memory");
+        snprintf(n + have, add + 2, "%s%s", have && add ? "," : "", args ? args : "");
+        rk->spawn_args = n;
     } else if (strcmp(cmd, "publish_name") == 0 || strcmp(cmd, "unpublish_name") == 0 ||
                strcmp(cmd, "lookup_name") == 0) {
         handle_names(j, r, cmd, &m);
