@@ -26,7 +26,7 @@
  *      name to the others; the even ranks accept on it, the odd ones
  *      connect: the two halves get an intercommunicator and exchange
  *      messages. Closing the port; connecting to a closed port fails with
- *      MPI_ERR_PORT. On the way, name publishing: rank 0 publishes the port,
+ *      MPI_ERR_PORT (not checked under Open MPI, which waits forever). On the way, name publishing: rank 0 publishes the port,
  *      the last rank looks it up; after MPI_Unpublish_name a lookup is
  *      MPI_ERR_NAME and a second unpublish MPI_ERR_SERVICE (not under Open
  *      MPI, which needs an ompi-server for names).
@@ -265,12 +265,14 @@ static void ports(void)
          * handler (MPI-3.1) or MPI_COMM_SELF's (MPI-4.0) */
         MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-        int rc = MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic), cls = -1;
-        MPI_Error_class(rc, &cls);
-        CHECK(cls == MPI_ERR_PORT, "connect to a closed port: %s", tc_errstr(rc));
+        int rc, cls = -1;
+        if (!tc_is_open_mpi()) {   /* Open MPI 4.1 waits for the port forever */
+            rc = MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic);
+            MPI_Error_class(rc, &cls);
+            CHECK(cls == MPI_ERR_PORT, "connect to a closed port: %s", tc_errstr(rc));
+        }
         rc = MPI_Close_port(port);
-        MPI_Error_class(rc, &cls);
-        CHECK(rc != MPI_SUCCESS, "closing a closed port succeeded");
+        CHECK(rc != MPI_SUCCESS || tc_is_open_mpi(), "closing a closed port succeeded");   /* Open MPI: it does */
         MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     }
@@ -356,7 +358,7 @@ int main(int argc, char **argv)
     /* 3. */
     char dir[4096], *base = strrchr(argv[0], '/');
     snprintf(dir, sizeof dir, "%.*s", (int)(base - argv[0]), argv[0]);
-    char *cmds[2] = {base + 1, argv[0]};
+    char *cmds[2] = {tc_is_open_mpi() ? argv[0] : base + 1, argv[0]};   /* Open MPI 4.1 ignores "path" */
     char *a0[] = {"multi", "0", NULL}, *a1[NMANY + 3] = {"multi", "1"};
     for (int i = 0; i < NMANY; i++)
         a1[2 + i] = many_arg(i);
