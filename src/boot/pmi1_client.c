@@ -492,26 +492,6 @@ int ferry_boot_get(int rank, const char *key, char *value, size_t len)
 
 /* ------------------------------------------------------------------ spawn */
 
-/* Spawn values travel percent-encoded: a byte outside [A-Za-z0-9._/+:@-]
- * becomes %XX, so arguments with spaces, '=' or ',' (which separates the
- * arguments in args=) fit the wire's tokens. */
-static void pct_encode(const char *in, char *out, size_t cap)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    size_t j = 0;
-    for (; *in && j + 4 < cap; in++) {
-        unsigned char c = (unsigned char)*in;
-        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || strchr("._/+:@-", c)) {
-            out[j++] = (char)c;
-        } else {
-            out[j++] = '%';
-            out[j++] = hex[c >> 4];
-            out[j++] = hex[c & 15];
-        }
-    }
-    out[j] = 0;
-}
-
 int ferry_boot_spawn(int napps, const struct ferry_boot_app *apps, const char *port, int *uid_base, int *size,
                      char *why, size_t whylen)
 {
@@ -533,12 +513,12 @@ int ferry_boot_spawn(int napps, const struct ferry_boot_app *apps, const char *p
         static char args[PMI_WIRE_LINE_MAX / 2], one[PMI_WIRE_LINE_MAX / 2];
         size_t used = 0;
         for (int i = 0; i < argc; i++) {
-            pct_encode(apps[a].argv[i], one, sizeof one);
-            size_t len = strlen(one);
-            if (len >= sizeof one - 4) {
-                snprintf(why, whylen, "argument %d is too long (%zu bytes encoded)", i + 1, len);
+            long elen = pmi_wire_pct_encode(apps[a].argv[i], one, sizeof one);
+            if (elen < 0) {
+                snprintf(why, whylen, "argument %d is too long (at most %zu bytes encoded)", i + 1, sizeof one);
                 return -1;
             }
+            size_t len = (size_t)elen;
             if (used && used + 1 + len >= sizeof args) {
                 SEND("cmd", "spawn_args", "args", args);
                 used = 0;
@@ -552,7 +532,8 @@ int ferry_boot_spawn(int napps, const struct ferry_boot_app *apps, const char *p
         PAIR("appidx", "%d", a);
         PAIR("nprocs", "%d", apps[a].nprocs);
         keys[n] = "execname";
-        pct_encode(apps[a].cmd, store[n], VAL);
+        if (pmi_wire_pct_encode(apps[a].cmd, store[n], VAL) < 0)
+            goto too_long;
         vals[n] = store[n];
         n++;
         PAIR("argcnt", "%d", argc);
@@ -562,13 +543,15 @@ int ferry_boot_spawn(int napps, const struct ferry_boot_app *apps, const char *p
         }
         if (apps[a].wdir) {
             keys[n] = "wdir";
-            pct_encode(apps[a].wdir, store[n], VAL);
+            if (pmi_wire_pct_encode(apps[a].wdir, store[n], VAL) < 0)
+                goto too_long;
             vals[n] = store[n];
             n++;
         }
         if (a == 0) {
             keys[n] = "port";
-            pct_encode(port, store[n], VAL);
+            if (pmi_wire_pct_encode(port, store[n], VAL) < 0)
+                goto too_long;
             vals[n] = store[n];
             n++;
         }
@@ -580,42 +563,24 @@ int ferry_boot_spawn(int napps, const struct ferry_boot_app *apps, const char *p
         }
         send_all(buf, (size_t)len);
     }
+    if (0) {
+    too_long:
+        snprintf(why, whylen, "a program, directory or port name is too long");
+        return -1;
+    }
     struct pmi_wire_msg m;
     expect(&m, "spawn_result");
     long b, sz;
     if (rc_of(&m) != 0 || pmi_wire_get_long(&m, "base", &b) || pmi_wire_get_long(&m, "size", &sz)) {
         const char *msg = pmi_wire_get(&m, "msg");
         size_t j = (size_t)snprintf(why, whylen, "the launcher refused: ");
-        for (const char *p = msg ? msg : "no%20reason%20given"; *p && j + 1 < whylen; p++) {
-            unsigned v;
-            if (p[0] == '%' && sscanf(p + 1, "%2x", &v) == 1 && p[1] && p[2]) {
-                why[j++] = (char)v;
-                p += 2;
-            } else {
-                why[j++] = *p;
-            }
-        }
-        why[j] = 0;
+        if (j >= whylen || pmi_wire_pct_decode(msg ? msg : "no%20reason%20given", why + j, whylen - j) < 0)
+            snprintf(why, whylen, "the launcher refused (%.100s)", msg ? msg : "no reason given");
         return -1;
     }
     *uid_base = (int)b;
     *size = (int)sz;
     return 0;
-}
-
-static void pct_decode(const char *in, char *out, size_t cap)
-{
-    size_t j = 0;
-    for (const char *p = in; *p && j + 1 < cap; p++) {
-        unsigned v;
-        if (p[0] == '%' && p[1] && p[2] && sscanf(p + 1, "%2x", &v) == 1) {
-            out[j++] = (char)v;
-            p += 2;
-        } else {
-            out[j++] = *p;
-        }
-    }
-    out[j] = 0;
 }
 
 int ferry_boot_name(char op, const char *service, char *port, size_t cap, const char **why)
@@ -625,10 +590,16 @@ int ferry_boot_name(char op, const char *service, char *port, size_t cap, const 
         return -1;
     }
     char svc[3 * 256 + 1], enc[3 * 256 + 1];
-    pct_encode(service, svc, sizeof svc);
+    if (pmi_wire_pct_encode(service, svc, sizeof svc) < 0) {
+        *why = "the service name is too long";
+        return -1;
+    }
     struct pmi_wire_msg m;
     if (op == 'p') {
-        pct_encode(port, enc, sizeof enc);
+        if (pmi_wire_pct_encode(port, enc, sizeof enc) < 0) {
+            *why = "the port name is too long";
+            return -1;
+        }
         SEND("cmd", "publish_name", "service", svc, "port", enc);
         expect(&m, "publish_result");
     } else if (op == 'u') {
@@ -645,8 +616,10 @@ int ferry_boot_name(char op, const char *service, char *port, size_t cap, const 
                                                            : "the launcher refused";
         return -1;
     }
-    if (op == 'l')
-        pct_decode(p, port, cap);
+    if (op == 'l' && pmi_wire_pct_decode(p, port, cap) < 0) {
+        *why = "the launcher gave an unusable port name";
+        return -1;
+    }
     return 0;
 }
 

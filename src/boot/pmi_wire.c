@@ -262,3 +262,61 @@ size_t pmi_wire_rbuf_pending(const struct pmi_wire_rbuf *rb)
 {
     return rb->len - rb->start;
 }
+
+/* ------------------------------------------------------------ percent-encoding */
+
+static int pct_plain(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+           c == '/' || c == '+' || c == ':' || c == '@' || c == '-';
+}
+
+long pmi_wire_pct_encode(const char *in, char *out, size_t cap)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t j = 0;
+    for (; *in; in++) {
+        unsigned char c = (unsigned char)*in;
+        size_t need = pct_plain(c) ? 1 : 3;
+        if (j + need >= cap)
+            return -1;
+        if (need == 1) {
+            out[j++] = (char)c;
+        } else {
+            out[j++] = '%';
+            out[j++] = hex[c >> 4];
+            out[j++] = hex[c & 15];
+        }
+    }
+    if (j >= cap)
+        return -1;
+    out[j] = 0;
+    return (long)j;
+}
+
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+long pmi_wire_pct_decode(const char *in, char *out, size_t cap)
+{
+    size_t j = 0;
+    for (const char *p = in; *p; p++) {
+        int c = (unsigned char)*p;
+        if (c == '%') {
+            int hi = hexval(p[1]), lo = hi < 0 ? -1 : hexval(p[2]);
+            if (hi < 0 || lo < 0 || (hi | lo) == 0)
+                return -1;
+            c = hi << 4 | lo;
+            p += 2;
+        }
+        if (j + 1 >= cap)
+            return -2;
+        out[j++] = (char)c;
+    }
+    if (j >= cap)
+        return -2;
+    out[j] = 0;
+    return (long)j;
+}

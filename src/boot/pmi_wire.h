@@ -75,6 +75,17 @@ int pmi_wire_formatl(char *buf, size_t cap, ...);
 /* Format a parsed message back (canonical form: single spaces). */
 int pmi_wire_format_msg(char *buf, size_t cap, const struct pmi_wire_msg *m);
 
+/* Percent-encoding, for values that may hold any byte but NUL (spawn
+ * arguments, port and service names): a byte outside [A-Za-z0-9._/+:@-]
+ * becomes %XX (two uppercase hex digits), so the result is a valid value
+ * without spaces or commas (which separate the arguments of a spawn).
+ * encode: the length written to out[cap] (NUL-terminated), or -1 when it
+ * does not fit. decode: the decoded length, -1 for a '%' without two hex
+ * digits or %00 (out holds no NUL but the last), -2 when it does not fit;
+ * out may be in (decoding only shrinks). */
+long pmi_wire_pct_encode(const char *in, char *out, size_t cap);
+long pmi_wire_pct_decode(const char *in, char *out, size_t cap);
+
 /* Short constant description of a status ("ok", "no '=' in a token", ...). */
 const char *pmi_wire_strerror(int status);
 

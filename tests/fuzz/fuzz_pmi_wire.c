@@ -7,7 +7,8 @@
  *   - parse(format(parse(x))) differs from parse(x); format is not canonical
  *   - accessors disagree with the pairs
  *   - the line reader loses, invents or mis-splits bytes
- *   - format() accepts a key/value that parse() would not give back */
+ *   - format() accepts a key/value that parse() would not give back
+ *   - percent-encoding does not round-trip, or decoding overruns */
 #include "boot/pmi_wire.h"
 
 #include <limits.h>
@@ -223,10 +224,42 @@ static void check_format(const uint8_t *data, size_t size)
     CHECK(pmi_wire_get(&m, key) && strcmp(pmi_wire_get(&m, key), val) == 0);
 }
 
+/* Percent-encoding: any NUL-free string encodes to a valid value with no
+ * space, comma or '=' that decodes back to it; decoding anything never
+ * writes past its buffer and, when it succeeds, re-encodes to the
+ * canonical form of the input. */
+static void check_pct(const uint8_t *data, size_t size)
+{
+    char in[1024], enc[3 * sizeof in + 1], dec[sizeof in], again[sizeof enc];
+    size_t n = size < sizeof in - 1 ? size : sizeof in - 1;
+    memcpy(in, data, n);
+    in[n] = 0;
+    size_t len = strlen(in);
+    long e = pmi_wire_pct_encode(in, enc, sizeof enc);
+    CHECK(e >= 0 && (size_t)e == strlen(enc) && (size_t)e <= 3 * len);
+    CHECK(pmi_wire_valid_value(enc) && !strpbrk(enc, " ,="));
+    CHECK(pmi_wire_pct_encode(in, enc, (size_t)e) == -1);   /* no room for the NUL */
+    long d = pmi_wire_pct_decode(enc, dec, sizeof dec);
+    CHECK(d == (long)len && memcmp(dec, in, len + 1) == 0);
+    if (len)
+        CHECK(pmi_wire_pct_decode(enc, dec, len) == -2);
+    /* arbitrary input as an encoded string */
+    char small[16];
+    long r = pmi_wire_pct_decode(in, small, sizeof small);
+    CHECK(r >= -2 && r < (long)sizeof small);
+    r = pmi_wire_pct_decode(in, dec, sizeof dec);
+    if (r >= 0) {
+        CHECK((size_t)r <= len && strlen(dec) == (size_t)r);
+        CHECK(pmi_wire_pct_encode(dec, again, sizeof again) >= 0);
+        CHECK(pmi_wire_pct_decode(again, enc, sizeof enc) == r && memcmp(enc, dec, (size_t)r) == 0);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     check_parse(data, size);
     check_reader(data, size);
     check_format(data, size);
+    check_pct(data, size);
     return 0;
 }

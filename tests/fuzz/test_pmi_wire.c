@@ -194,6 +194,22 @@ static void test_reader(void)
     EXPECT(avail == 0);
 }
 
+/* Percent-encoding of spawn arguments, ports and service names. */
+static void test_pct(void)
+{
+    char buf[64];
+    EXPECT(pmi_wire_pct_encode("a b,c%=x/y_z.-+:@", buf, sizeof buf) == 25);
+    EXPECT(strcmp(buf, "a%20b%2Cc%25%3Dx/y_z.-+:@") == 0);
+    EXPECT(pmi_wire_pct_encode("abc", buf, 3) == -1);   /* no room for the NUL */
+    EXPECT(pmi_wire_pct_encode("", buf, 1) == 0 && buf[0] == 0);
+    EXPECT(pmi_wire_pct_decode("a%20b%2cc", buf, sizeof buf) == 5 && strcmp(buf, "a b,c") == 0);
+    EXPECT(pmi_wire_pct_decode("%4", buf, sizeof buf) == -1);
+    EXPECT(pmi_wire_pct_decode("%zz", buf, sizeof buf) == -1);
+    EXPECT(pmi_wire_pct_decode("a%00b", buf, sizeof buf) == -1);
+    EXPECT(pmi_wire_pct_decode("abcd", buf, 4) == -2);
+    EXPECT(pmi_wire_pct_decode("abc", buf, 4) == 3);
+}
+
 int main(void)
 {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -202,11 +218,12 @@ int main(void)
     test_accessors();
     test_format();
     test_reader();
+    test_pct();
     if (failures) {
         fprintf(stderr, "test_pmi_wire: %d failure(s)\n", failures);
         return 1;
     }
-    printf("test_pmi_wire: all %zu parse cases and the limit/format/reader checks passed\n",
+    printf("test_pmi_wire: all %zu parse cases and the limit/format/reader/percent-encoding checks passed\n",
            sizeof cases / sizeof cases[0]);
     return 0;
 }

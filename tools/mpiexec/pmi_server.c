@@ -306,51 +306,23 @@ static void __attribute__((format(printf, 2, 3))) spawn_error(struct spawn_req *
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    size_t j = 0;
-    for (const char *p = text; *p && j + 4 < sizeof q->err; p++) {
-        if (*p <= ' ' || *p > '~' || *p == '%')
-            j += (size_t)snprintf(q->err + j, sizeof q->err - j, "%%%02X", (unsigned char)*p);
-        else
-            q->err[j++] = *p;
-    }
-    q->err[j] = 0;
+    if (pmi_wire_pct_encode(text, q->err, sizeof q->err) < 0)   /* cannot happen: err holds 3x text */
+        q->err[0] = 0;
     if (!q->err[0])
         snprintf(q->err, sizeof q->err, "error");
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
-/* %XX decoding (either case of hex digits); other bytes are kept as they
- * are. 0 and a malloc'd *out; -1: a '%' without two hex digits, or %00. */
+/* %XX decoding (pmi_wire.h) into a malloc'd *out. 0; -1: a '%' without two
+ * hex digits, or %00; -2: out of memory. */
 static int pct_decode(const char *s, char **out)
 {
     char *d = malloc(strlen(s) + 1);
     if (!d)
         return -2;
-    size_t n = 0;
-    for (const char *p = s; *p; p++) {
-        if (*p != '%') {
-            d[n++] = *p;
-            continue;
-        }
-        int hi = hexval(p[1]), lo = hi < 0 ? -1 : hexval(p[2]);
-        if (hi < 0 || lo < 0 || (hi | lo) == 0) {
-            free(d);
-            return -1;
-        }
-        d[n++] = (char)(hi << 4 | lo);
-        p += 2;
+    if (pmi_wire_pct_decode(s, d, strlen(s) + 1) < 0) {
+        free(d);
+        return -1;
     }
-    d[n] = '\0';
     *out = d;
     return 0;
 }

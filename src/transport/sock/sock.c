@@ -1,5 +1,6 @@
 /* The socket transport (see sock.h). */
 #include "transport/sock/sock.h"
+#include "transport/sock/sock_wire.h"
 #include "core/config.h"
 #include "core/runtime.h"
 #include "core/util.h"
@@ -14,17 +15,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define SOCK_HELLO_MAGIC 0x4645525259534bull   /* "FERRYSK" */
-#define SOCK_MAX_PACKET (64 * 1024)           /* header + payload */
 #define SOCK_QUEUE_MAX (8u << 20)             /* reserve says "not now" above this backlog */
-
-/* First bytes on every connection. */
-struct sock_hello {
-    uint64_t magic;
-    int32_t uid;            /* the connecting process (-1 on port sockets) */
-    uint32_t pad;
-    char secret[40];
-};
 
 struct sock_out {           /* our connection to one peer: a byte queue in front of the socket */
     int fd;                 /* -1: not connected yet */
@@ -111,9 +102,7 @@ static int peer_is_same_user(int fd)
 
 static int hello_ok(const struct sock_hello *h, int want_uid)
 {
-    if (h->magic != SOCK_HELLO_MAGIC || memcmp(h->secret, S.secret, sizeof h->secret) != 0)
-        return 0;
-    return want_uid ? h->uid >= 0 && h->uid < ferry_rt.npeers && h->uid != ferry_rt.self : h->uid == -1;
+    return sock_wire_hello_ok(h, S.secret, want_uid, ferry_rt.npeers, ferry_rt.self);
 }
 
 int ferry_sock_setup(const char *universe, const char *secret)
@@ -208,7 +197,7 @@ static struct ferry_pkt *sock_reserve(int peer, size_t payload)
         if (o->len - o->off > SOCK_QUEUE_MAX)
             return NULL;
     }
-    size_t need = sizeof(struct ferry_pkt) + ((payload + 7) & ~(size_t)7);
+    size_t need = sock_wire_span(payload);
     if (o->off && o->off == o->len)
         o->off = o->len = 0;
     if (o->len + need > o->cap) {
@@ -233,7 +222,7 @@ static struct ferry_pkt *sock_reserve(int peer, size_t payload)
 static void sock_commit(int peer, struct ferry_pkt *pkt)
 {
     struct sock_out *o = &S.out[peer];
-    size_t span = sizeof *pkt + (((size_t)pkt->payload + 7) & ~(size_t)7);
+    size_t span = sock_wire_span(pkt->payload);
     o->len += span;
     S.pending += span;
     flush_out(o);
@@ -293,19 +282,16 @@ static int deliver(int i)
         ferry_sock_add_peer(c->uid);   /* it may send before we know of it from a group */
         at = sizeof h;
     }
-    while (c->len - at >= sizeof(struct ferry_pkt)) {
-        const struct ferry_pkt *p = (const struct ferry_pkt *)(c->buf + at);
-        size_t span = sizeof *p + (((size_t)p->payload + 7) & ~(size_t)7);
-        if (p->payload > SOCK_MAX_PACKET - sizeof *p) {
-            ferry_log(1, "sock: dropped the connection from process %d: packet too large", c->uid);
-            drop_in(i);
-            return -1;
-        }
-        if (c->len - at < span)
-            break;
-        ferry_proto_receive(c->uid, p);
-        at += span;
+    long span;
+    while ((span = sock_wire_next(c->buf + at, c->len - at)) > 0) {
+        ferry_proto_receive(c->uid, (const struct ferry_pkt *)(c->buf + at));
+        at += (size_t)span;
         n++;
+    }
+    if (span < 0) {
+        ferry_log(1, "sock: dropped the connection from process %d: packet too large", c->uid);
+        drop_in(i);
+        return -1;
     }
     if (at) {
         memmove(c->buf, c->buf + at, c->len - at);
