@@ -4,11 +4,11 @@
 usage: fail_driver.py --launcher "mpiexec" --np N [--timeout S] [--ferry]
                       [--max-seconds S] MODE -- /path/to/fail_victim
 
-MODE   kill | abort | exit0 | fatal | exit7 | stdin | hang | nofinalize   (see fail_victim.c)
+MODE   kill | abort | exit0 | fatal | exit7 | stdin | hang | nofinalize | spawnkill   (see fail_victim.c)
 
 Always checked (any MPI):
   * the job ends before --timeout (a hang fails, the process group is killed)
-  * kill/abort/exit0/fatal/nofinalize: exit status non-zero (exit0,
+  * kill/abort/exit0/fatal/nofinalize/spawnkill: exit status non-zero (exit0,
     nofinalize: see --lenient-exit0);
     the job is over within
     --max-seconds (default 3) of the failure -- measured from the victim's own
@@ -26,8 +26,8 @@ differently):
   * nofinalize: exit status 1, and every other rank's line (printed after
     the victim exited) is in stdout: they were let finish (hydra and Open
     MPI's mpirun kill them)
-  * kill/abort/exit0/nofinalize: a line on stderr names the failed rank
-    ("rank R" or "[R]"); abort: exit status 3, and the line the victim printed
+  * kill/abort/exit0/nofinalize/spawnkill: a line on stderr names the failed rank
+    ("rank R" or "[R]"; spawnkill: "spawned rank 1 of world 1"); abort: exit status 3, and the line the victim printed
     to stdout just before MPI_Abort (not flushed) is in the output; fatal:
     so is the line it printed (not flushed) before the erroneous MPI_Send
   * fatal: ONE stderr line names the rank, "MPI_Send" and the reason
@@ -60,12 +60,16 @@ def main():
     ap.add_argument("--lenient-exit0", action="store_true",
                     help="peer deviation: MPICH's hydra exits 0 when a rank calls "
                          "exit(0) without MPI_Finalize (1-2 ranks)")
-    ap.add_argument("mode", choices=["kill", "abort", "exit0", "fatal", "exit7", "stdin", "hang", "nofinalize"])
+    ap.add_argument("mode", choices=["kill", "abort", "exit0", "fatal", "exit7", "stdin", "hang", "nofinalize",
+                                     "spawnkill"])
     ap.add_argument("prog", nargs="+")
     a = ap.parse_args()
     prog = a.prog[-1]
     np_ = a.np
-    victim = np_ - 1
+    # spawnkill: the job spawns 2 more processes; the victim is the last
+    # (merged rank np + 1), which Ferry's mpiexec names "spawned rank 1"
+    nproc = np_ + 2 if a.mode == "spawnkill" else np_
+    victim = nproc - 1
     errors = []
 
     def fail(msg):
@@ -122,7 +126,7 @@ def main():
     if pipes_open and not hung:
         fail("processes still hold the job's stdout/stderr 5 s after mpiexec exited")
 
-    failing = a.mode in ("kill", "abort", "exit0", "fatal", "hang", "nofinalize")
+    failing = a.mode in ("kill", "abort", "exit0", "fatal", "hang", "nofinalize", "spawnkill")
     if failing and not hung:
         if rc == 0 and not (a.mode in ("exit0", "nofinalize") and a.lenient_exit0):
             fail("exit status 0 after a rank failed (mode %s)" % a.mode)
@@ -143,8 +147,8 @@ def main():
                 pids.append(int(open(f).read()))
             except ValueError:
                 pass
-        if len(pids) != np_:
-            fail("only %d of %d ranks recorded their pid" % (len(pids), np_))
+        if len(pids) != nproc:
+            fail("only %d of %d ranks recorded their pid" % (len(pids), nproc))
         deadline = time.time() + 3
         alive = pids
         while True:
@@ -161,6 +165,8 @@ def main():
                     pass
         if a.ferry:
             rank_re = re.compile(r"(?i)(\brank\W{0,3}%d\b|\[%d\])" % (victim, victim))
+            if a.mode == "spawnkill":
+                rank_re = re.compile(r"spawned rank 1 of world 1\b")
             if a.mode == "hang":
                 if "time limit" not in stderr:
                     fail("no stderr line says the job ran past its time limit")

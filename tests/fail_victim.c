@@ -20,6 +20,9 @@
  *          after the victim exited" and returns without MPI_Finalize too:
  *          the launcher must let them finish (their lines reach the output)
  *          rather than kill them when the victim exits.
+ *   spawnkill  kill, over the job and 2 processes it spawns (MPI_Comm_spawn of
+ *          itself), merged into one communicator with the job's ranks first:
+ *          the victim is the last spawned process, and ranks are merged ranks.
  *   stdin  rank 0 reads one line from stdin and compares it with LINE.
  * Every rank writes its pid to DIR/pid.RANK first (not in stdin mode), so
  * the driver can check that no rank outlives the job. In kill, abort, exit0
@@ -64,7 +67,6 @@ int main(int argc, char **argv)
     CHECK(argc >= 3, "usage: fail_victim MODE DIR|LINE");
     const char *mode = argv[1], *dir = argv[2];
     tc_init(&argc, &argv, &rank, &size);
-    const int victim = size - 1;
     char name[64];
 
     if (!strcmp(mode, "stdin")) {
@@ -77,6 +79,24 @@ int main(int argc, char **argv)
         }
         return tc_finish("fail_victim stdin");
     }
+
+    /* spawnkill: the ring runs over the job and 2 children it spawns, merged
+     * (parents first); the victim is the last child */
+    MPI_Comm comm = MPI_COMM_WORLD;
+    if (!strcmp(mode, "spawnkill")) {
+        MPI_Comm parent, ic;
+        CHECK_RC(MPI_Comm_get_parent(&parent));
+        char *args[] = {"spawnkill", (char *)dir, NULL};
+        if (parent == MPI_COMM_NULL)
+            CHECK_RC(MPI_Comm_spawn(argv[0], args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic, MPI_ERRCODES_IGNORE));
+        else
+            ic = parent;
+        CHECK_RC(MPI_Intercomm_merge(ic, parent != MPI_COMM_NULL, &comm));
+        CHECK_RC(MPI_Comm_rank(comm, &rank));
+        CHECK_RC(MPI_Comm_size(comm, &size));
+        mode = "kill";
+    }
+    const int victim = size - 1;
 
     snprintf(name, sizeof name, "pid.%d", rank);
     write_file(dir, name, "%ld\n", (long)getpid());
@@ -157,7 +177,7 @@ int main(int argc, char **argv)
         if (rank == victim && it == 50) {
             MPI_Request r;
             /* a big transfer in flight to the neighbour, then die */
-            CHECK_RC(MPI_Isend(sb, (int)huge, MPI_BYTE, to, 77, MPI_COMM_WORLD, &r));
+            CHECK_RC(MPI_Isend(sb, (int)huge, MPI_BYTE, to, 77, comm, &r));
             write_file(dir, "victim", "%ld %.6f\n", (long)getpid(), realtime());
             printf("victim: rank %d pid %ld %s at iteration %ld", rank, (long)getpid(),
                    action == 1 ? "raises SIGKILL" : action == 2 ? "calls MPI_Abort(3)"
@@ -170,7 +190,7 @@ int main(int argc, char **argv)
             if (action == 1)
                 raise(SIGKILL);
             else if (action == 2)
-                MPI_Abort(MPI_COMM_WORLD, 3);
+                MPI_Abort(comm, 3);
             else
                 exit(0);
             fprintf(stderr, "FAIL [rank %d]: still alive after the failure action\n", rank);
@@ -180,8 +200,8 @@ int main(int argc, char **argv)
             printf("bystander: rank %d passed iteration 0\n", rank);   /* the ring: before the victim's 50 */
         size_t len = it % 2 ? big : 100;
         MPI_Request r[2];
-        CHECK_RC(MPI_Irecv(rb, (int)huge, MPI_BYTE, from, 1, MPI_COMM_WORLD, &r[0]));
-        CHECK_RC(MPI_Isend(sb, (int)len, MPI_BYTE, to, 1, MPI_COMM_WORLD, &r[1]));
+        CHECK_RC(MPI_Irecv(rb, (int)huge, MPI_BYTE, from, 1, comm, &r[0]));
+        CHECK_RC(MPI_Isend(sb, (int)len, MPI_BYTE, to, 1, comm, &r[1]));
         CHECK_RC(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
     }
 }
