@@ -247,8 +247,8 @@ static void start_rndv(struct ferry_request *r, int src_world, int src, int tag,
     /* truncated: the receiver alone decides what lands. Ranks outnumber
      * CPUs: the sender's half would wait until the sender is scheduled (it
      * may sleep) */
-    if (m == FERRY_MECH_SPLIT && (bytes > r->bytes || ferry_rt.oversubscribed))
-        m = FERRY_MECH_CMA;
+    if (m == FERRY_MECH_SPLIT && (bytes > r->bytes || ferry_rt.oversubscribed || !tr->push))
+        m = FERRY_MECH_CMA;   /* (a transport that pulls but cannot push: the sender has no half) */
     /* This rank's own rendezvous sends to the peer are in flight (a
      * bidirectional stream, an exchange): the peer's core is busy pulling
      * them, so its half of a split copy buys no parallelism, only a second

@@ -22,6 +22,7 @@
  * owner sees the new head and does not sleep, or the producer sees armed and
  * wakes it. Without oversubscription nobody arms and the fence is skipped. */
 #include "transport/transport.h"
+#include "transport/cma.h"
 #include "transport/shm/segment.h"
 #include "transport/shm/shm_layout.h"
 #include "boot/boot.h"
@@ -589,23 +590,12 @@ static int cma_fault(int write)
     return write && FERRY_UNLIKELY(ferry_cfg.shm_fault_push >= 0) && ++pushes > ferry_cfg.shm_fault_push;
 }
 
-/* One direction of Cross Memory Attach, repeated over short transfers. */
+/* Cross Memory Attach, unless a test injects a failure. */
 static int cma_copy(int peer, char *local, uint64_t remote, size_t len, int write)
 {
     if (cma_fault(write))
         return -EPERM;
-    while (len > 0) {
-        struct iovec l = {local, len};
-        struct iovec r = {(void *)(uintptr_t)remote, len};
-        ssize_t n = write ? process_vm_writev(ferry_rt.peers[peer].pid, &l, 1, &r, 1, 0)
-                          : process_vm_readv(ferry_rt.peers[peer].pid, &l, 1, &r, 1, 0);
-        if (n <= 0)
-            return n < 0 ? -errno : -EIO;
-        local += n;
-        remote += (uint64_t)n;
-        len -= (size_t)n;
-    }
-    return 0;
+    return ferry_cma_copy(ferry_rt.peers[peer].pid, local, remote, len, write);
 }
 
 static int shm_pull(int peer, void *local, uint64_t remote, size_t len)

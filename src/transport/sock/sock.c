@@ -1,6 +1,7 @@
 /* The socket transport (see sock.h). */
 #include "transport/sock/sock.h"
 #include "transport/sock/sock_wire.h"
+#include "transport/cma.h"
 #include "core/config.h"
 #include "core/runtime.h"
 #include "core/util.h"
@@ -36,6 +37,8 @@ static struct {
     char universe[64];
     char secret[40];
     struct sock_out *out;   /* indexed by uid, allocated with ferry_rt.peers' capacity */
+    unsigned char *pull_ok; /* by uid: its hello gave its pid; single copy may be tried */
+    unsigned char *pull_off;/* by uid: a pull failed; never again */
     struct sock_in *in;
     int nin, incap;
     struct pollfd *pfd;
@@ -81,7 +84,7 @@ static int dial(const char *what, int uid)
     int rc;
     while ((rc = connect(fd, (struct sockaddr *)&a, len)) < 0 && errno == EINTR)
         ;
-    struct sock_hello h = {.magic = SOCK_HELLO_MAGIC, .uid = uid};
+    struct sock_hello h = {.magic = SOCK_HELLO_MAGIC, .uid = uid, .pid = (int32_t)getpid()};
     memcpy(h.secret, S.secret, sizeof h.secret);
     if (rc < 0 || send(fd, &h, sizeof h, MSG_NOSIGNAL) != (ssize_t)sizeof h) {
         int e = errno;
@@ -122,6 +125,8 @@ int ferry_sock_setup(const char *universe, const char *secret)
         return -1;
     }
     S.out = ferry_xcalloc((size_t)ferry_rt.npeers, sizeof *S.out);
+    S.pull_ok = ferry_xcalloc((size_t)ferry_rt.npeers, 1);
+    S.pull_off = ferry_xcalloc((size_t)ferry_rt.npeers, 1);
     for (int i = 0; i < ferry_rt.npeers; i++)
         S.out[i].fd = -1;
     S.ready = 1;
@@ -280,6 +285,12 @@ static int deliver(int i)
         }
         c->uid = h.uid;
         ferry_sock_add_peer(c->uid);   /* it may send before we know of it from a group */
+        /* single copy from it: same user (checked at accept), same node;
+         * a failed pull turns it off for good (proto falls back to DATA) */
+        if (h.pid > 0 && ferry_cfg.cma != 0 && !S.pull_off[c->uid]) {
+            ferry_rt.peers[c->uid].pid = h.pid;
+            S.pull_ok[c->uid] = 1;
+        }
         at = sizeof h;
     }
     long span;
@@ -365,6 +376,8 @@ static void sock_finalize(void)
         free(S.out[u].q);
     }
     free(S.out);
+    free(S.pull_ok);
+    free(S.pull_off);
     while (S.nin)
         drop_in(S.nin - 1);
     free(S.in);
@@ -390,6 +403,25 @@ static void sock_sleep(void)
 
 static void sock_wake(void)
 {
+}
+
+/* Single copy: the receiver of a large message pulls it from the sender
+ * (there is no push: a split copy's share would need the receiver's pid at
+ * the sender, which only learns it if the receiver ever sent to it). */
+static int sock_pull(int peer, void *local, uint64_t remote, size_t len)
+{
+    return ferry_cma_copy(ferry_rt.peers[peer].pid, local, remote, len, 0);
+}
+
+static int sock_can_pull(int peer)
+{
+    return S.pull_ok[peer];
+}
+
+static void sock_disable_pull(int peer)
+{
+    S.pull_ok[peer] = 0;
+    S.pull_off[peer] = 1;
 }
 
 /* ------------------------------------------------------------- port sockets */
@@ -463,6 +495,9 @@ const struct ferry_transport ferry_transport_sock = {
     .reserve = sock_reserve,
     .commit = sock_commit,
     .max_payload = sock_max_payload,
+    .pull = sock_pull,
+    .can_pull = sock_can_pull,
+    .disable_pull = sock_disable_pull,
     .sleep = sock_sleep,
     .wake = sock_wake,
 };

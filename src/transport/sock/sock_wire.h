@@ -21,7 +21,8 @@
 struct sock_hello {
     uint64_t magic;
     int32_t uid;            /* the connecting process (-1 on port sockets) */
-    uint32_t pad;
+    int32_t pid;            /* its process id: the receiver pulls its large messages with
+                             * Cross Memory Attach */
     char secret[40];        /* the universe's secret, NUL-padded */
 };
 static_assert(sizeof(struct sock_hello) == 56, "hello layout");
