@@ -32,6 +32,9 @@
  *      MPI, which needs an ompi-server for names).
  *   6. With 2 or more parents: MPI_Comm_join of ranks 0 and 1 over a UNIX
  *      socket pair they set up themselves; a message each way.
+ * Large messages between the worlds are pulled with Cross Memory Attach by
+ * their receiver; with the argument "nocma" the parents do not pull (Ferry's
+ * FERRY_CMA=0), so the children's messages reach them in DATA packets.
  */
 #include "common.h"
 #include <stddef.h>
@@ -330,6 +333,10 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && (strcmp(argv[1], "child") == 0 || strcmp(argv[1], "multi") == 0))
         return child(argc, argv);
+    /* nocma: the parents never pull single copy (FERRY_CMA=0 read at their
+     * MPI_Init), their children still do: both paths across the worlds */
+    if (argc > 1 && strcmp(argv[1], "nocma") == 0)
+        setenv("FERRY_CMA", "0", 1);
     tc_init(&argc, &argv, &rank, &size);
     static char exe[4096];   /* an absolute path: the wdir of step 3 must not matter */
     ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
