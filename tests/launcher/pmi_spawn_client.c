@@ -379,27 +379,25 @@ static int parent_main(void)
         fail("the spawned world has world 0's kvsname");
 
     /* refused requests start nothing */
-    spawn_line(1, 0, "nprocs=1 execname=/nonexistent/ferry-program argcnt=0 port=x");
-    expect_refused("/nonexistent/ferry-program");
-    spawn_line(1, 0, "nprocs=1 execname=ferry-no-such-program-on-path argcnt=0 port=x");
-    expect_refused("a name not on PATH");
-    snprintf(line, sizeof line, "nprocs=1 execname=%s argcnt=2 arg1=child port=x", e_self);
-    spawn_line(1, 0, line);
-    expect_refused("argcnt=2 with one argument");
-    snprintf(line, sizeof line, "nprocs=1 execname=%s argcnt=0 arg1=child port=x", e_self);
-    spawn_line(1, 0, line);
-    expect_refused("argcnt=0 with arg1");
-    snprintf(line, sizeof line, "nprocs=0 execname=%s argcnt=0 port=x", e_self);
-    spawn_line(1, 0, line);
-    expect_refused("nprocs=0");
+    static const struct {
+        const char *line;   /* after "cmd=spawn napps=1 appidx=0 "; %s: this program */
+        const char *what;
+    } refused[] = {
+        {"nprocs=1 execname=/nonexistent/ferry-program argcnt=0 port=x%.0s", "/nonexistent/ferry-program"},
+        {"nprocs=1 execname=ferry-no-such-program-on-path argcnt=0 port=x%.0s", "a name not on PATH"},
+        {"nprocs=1 execname=%s argcnt=2 arg1=child port=x", "argcnt=2 with one argument"},
+        {"nprocs=1 execname=%s argcnt=0 arg1=child port=x", "argcnt=0 with arg1"},
+        {"nprocs=0 execname=%s argcnt=0 port=x", "nprocs=0"},
+        {"nprocs=1 execname=%s argcnt=0 wdir=/nonexistent-ferry-dir port=x", "wdir that does not exist"},
+        {"nprocs=5000 execname=%s argcnt=0 port=x", "more than 4096 processes"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        snprintf(line, sizeof line, refused[i].line, e_self);
+        spawn_line(1, 0, line);
+        expect_refused(refused[i].what);
+    }
     send_line("cmd=spawn napps=0 appidx=0 nprocs=1 execname=%s argcnt=0", e_self);
     expect_refused("napps=0");
-    snprintf(line, sizeof line, "nprocs=1 execname=%s argcnt=0 wdir=/nonexistent-ferry-dir port=x", e_self);
-    spawn_line(1, 0, line);
-    expect_refused("wdir that does not exist");
-    snprintf(line, sizeof line, "nprocs=5000 execname=%s argcnt=0 port=x", e_self);
-    spawn_line(1, 0, line);
-    expect_refused("more than 4096 processes");
     /* napps=2 whose second line is bad: refused once, after the last line */
     snprintf(line, sizeof line, "nprocs=1 execname=%s argcnt=0 port=x", e_self);
     spawn_line(2, 0, line);
