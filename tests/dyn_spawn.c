@@ -10,8 +10,10 @@
  *      and one back from child 1 (MPI_ROOT / MPI_PROC_NULL), an allreduce
  *      over the intercommunicator (each side gets the other's sum);
  *      Intercomm_merge (parents low) gives parents first, and an allreduce
- *      on it sums every process's world rank + 1000 * side; the children's
- *      world is theirs alone (size 2). Then MPI_Comm_disconnect.
+ *      on it sums every process's world rank + 1000 * side, a ring, and a
+ *      window over both worlds (a put ring under fences, Fetch_and_op on
+ *      one counter under a lock); the children's world is theirs alone
+ *      (size 2). Then MPI_Comm_disconnect.
  *   3. MPI_Comm_spawn_multiple of two programs (this one as "multi" with
  *      1 and 2 processes; the first named without a directory and found
  *      through a "path" info, the second with 300 arguments holding spaces,
@@ -145,6 +147,31 @@ static void merged(MPI_Comm ic, int side)
     int right = (mrank + 1) % msize, left = (mrank + msize - 1) % msize, got = -1;
     CHECK_RC(MPI_Sendrecv(&mrank, 1, MPI_INT, right, 5, &got, 1, MPI_INT, left, 5, m, MPI_STATUS_IGNORE));
     CHECK(got == left, "merged ring: got %d from %d", got, left);
+    /* one-sided over both worlds: a put ring under fences, then every
+     * process adds 1 to a counter at rank 0 with Fetch_and_op under a lock */
+    int *base;
+    MPI_Win win;
+    CHECK_RC(MPI_Win_allocate(1000 * sizeof(int), sizeof(int), MPI_INFO_NULL, m, &base, &win));
+    for (int i = 0; i < 1000; i++)
+        base[i] = -1;
+    CHECK_RC(MPI_Win_fence(0, win));
+    int src[1000];
+    for (int i = 0; i < 1000; i++)
+        src[i] = mrank * 10000 + i;
+    CHECK_RC(MPI_Put(src, 1000, MPI_INT, right, 0, 1000, MPI_INT, win));
+    CHECK_RC(MPI_Win_fence(0, win));
+    for (int i = 0; i < 1000; i++)
+        CHECK(base[i] == left * 10000 + i, "put from merged rank %d: [%d] = %d", left, i, base[i]);
+    CHECK_RC(MPI_Barrier(m));   /* everybody checked before the counter changes */
+    int one = 1, old = -1;
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    CHECK_RC(MPI_Fetch_and_op(&one, &old, MPI_INT, 0, 999, MPI_SUM, win));
+    CHECK_RC(MPI_Win_unlock(0, win));
+    CHECK(old >= (msize - 1) * 10000 + 999 && old < (msize - 1) * 10000 + 999 + msize, "fetched %d", old);
+    CHECK_RC(MPI_Barrier(m));
+    if (mrank == 0)
+        CHECK(base[999] == (msize - 1) * 10000 + 999 + msize, "counter %d after %d increments", base[999], msize);
+    CHECK_RC(MPI_Win_free(&win));
     CHECK_RC(MPI_Barrier(m));
     CHECK_RC(MPI_Comm_free(&m));
 }

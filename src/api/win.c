@@ -3,6 +3,7 @@
  * node; see core/win.h for how memory is reached. Every operation completes
  * before its call returns. */
 #include "api/check.h"
+#include "core/universe.h"
 #include "core/attr.h"
 #include "core/config.h"
 #include "core/op.h"
@@ -79,7 +80,8 @@ static int map_segment(struct ferry_win *w, size_t len_data)
 {
     char name[160], job[64];
     size_t i = 0;
-    for (const char *p = ferry_rt.jobid; *p && i < sizeof job - 1; p++)
+    /* the universe's name: the same in every world a window may span */
+    for (const char *p = ferry_universe_name(); *p && i < sizeof job - 1; p++)
         job[i++] = (*p == '/' || *p == ' ') ? '_' : *p;
     job[i] = 0;
     /* named after the window communicator's context and its rank 0 */
@@ -151,7 +153,7 @@ static int win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     if (disp_unit <= 0)
         return ferry_error(c, MPI_ERR_DISP, fn, "displacement unit %d is not positive", disp_unit);
     for (int i = 0; i < c->size; i++)
-        if (ferry_rt.peers[c->group->world[i]].local < 0)
+        if (!ferry_rt.peers[c->group->world[i]].same_node)
             return ferry_error(c, MPI_ERR_UNSUPPORTED_OPERATION, fn,
                                "windows over ranks on several nodes are not implemented");
 
@@ -170,9 +172,9 @@ static int win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     int n = w->size;
 
     struct info {
-        int64_t size, disp_unit, addr, seg;
-    } mine = {size, disp_unit, 0, 0}, *all = ferry_xmalloc((size_t)n * sizeof *all);
-    PMPI_Allgather(&mine, 4, MPI_INT64_T, all, 4, MPI_INT64_T, w->dup);
+        int64_t size, disp_unit, addr, seg, pid;
+    } mine = {size, disp_unit, 0, 0, (int64_t)getpid()}, *all = ferry_xmalloc((size_t)n * sizeof *all);
+    PMPI_Allgather(&mine, 5, MPI_INT64_T, all, 5, MPI_INT64_T, w->dup);
 
     /* the window memory of the allocate flavors lives in the segment */
     size_t *off = ferry_xcalloc((size_t)n + 1, sizeof *off);
@@ -197,14 +199,14 @@ static int win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
                                                                                    : base;
     mine.addr = (int64_t)(uintptr_t)w->base;
     mine.seg = (int64_t)(uintptr_t)w->seg;
-    PMPI_Allgather(&mine, 4, MPI_INT64_T, all, 4, MPI_INT64_T, w->dup);
+    PMPI_Allgather(&mine, 5, MPI_INT64_T, all, 5, MPI_INT64_T, w->dup);
     w->peer = ferry_xcalloc((size_t)n, sizeof *w->peer);
     for (int i = 0; i < n; i++) {
         struct ferry_win_peer *p = &w->peer[i];
         p->addr = (uint64_t)all[i].addr;
         p->size = (MPI_Aint)all[i].size;
         p->disp_unit = (int)all[i].disp_unit;
-        p->pid = ferry_rt.peers[c->group->world[i]].pid;
+        p->pid = (pid_t)all[i].pid;   /* (a process of another world may never have told us) */
         if (flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED) {
             p->direct = w->seg + ctl + off[i];
             p->local = 1;

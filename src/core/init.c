@@ -49,6 +49,7 @@ static void discover_node(int universe)
         if (strcmp(host, ferry_rt.hostname) != 0)
             ferry_fatal("MPI_Init: rank %d runs on %s, another node; Ferry has no network transport yet", w, host);
         ferry_rt.peers[ferry_rt.uid_base + w].local = nlocal++;
+        ferry_rt.peers[ferry_rt.uid_base + w].same_node = 1;
         ferry_rt.peers[ferry_rt.uid_base + w].tr = &ferry_transport_shm;
     }
     ferry_rt.local_rank = ferry_rt.peers[ferry_rt.self].local;

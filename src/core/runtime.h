@@ -15,7 +15,10 @@ struct ferry_transport;
  * are its world ranks. Groups list uids (ferry_group.world). */
 struct ferry_peer {
     const struct ferry_transport *tr;  /* transport that reaches this peer, NULL: not connected */
-    int local;                         /* index among the ranks on this node, -1 if remote */
+    int local;                         /* index among this world's ranks on this node (its shared
+                                        * memory), -1 otherwise */
+    int same_node;                     /* runs on this node (this world's local ranks, and other
+                                        * worlds' processes, which Ferry's one-node mpiexec started) */
     pid_t pid;
 };
 

@@ -44,6 +44,11 @@ static struct {
     } *ports;
 } U;
 
+const char *ferry_universe_name(void)
+{
+    return U.name[0] ? U.name : ferry_rt.jobid;
+}
+
 int ferry_universe_ready(void)
 {
     return U.name[0] && ferry_sock_ready();

@@ -14,6 +14,9 @@ struct ferry_comm;
  * was spawned, connect to the parents (collective over MPI_COMM_WORLD). */
 void ferry_universe_init(const struct ferry_boot_info *info);
 void ferry_universe_finalize(void);
+/* The universe's name (world 0's job id), the same in every world of it;
+ * this job's id outside a universe. For names of shared objects. */
+const char *ferry_universe_name(void);
 /* Whether this process belongs to a launcher's universe (Ferry's mpiexec). */
 int ferry_universe_ready(void);
 /* The intercommunicator to the parents (NULL: not spawned, or disconnected). */

@@ -145,6 +145,7 @@ void ferry_sock_add_peer(int uid)
         return;
     p->tr = &ferry_transport_sock;
     p->local = -1;
+    p->same_node = 1;   /* UNIX sockets: a process Ferry's mpiexec started here */
     if (uid >= ferry_rt.peer_end)
         ferry_rt.peer_end = uid + 1;
     ferry_sock_active = 1;
