@@ -12,7 +12,8 @@
  *      Intercomm_merge (parents low) gives parents first, and an allreduce
  *      on it sums every process's world rank + 1000 * side, a ring, and a
  *      window over both worlds (a put ring under fences, Fetch_and_op on
- *      one counter under a lock); the children's world is theirs alone
+ *      one counter under a lock), MPI_COMM_TYPE_SHARED (both worlds: one
+ *      node) and a shared window read directly; the children's world is theirs alone
  *      (size 2). Then MPI_Comm_disconnect.
  *   3. MPI_Comm_spawn_multiple of two programs (this one as "multi" with
  *      1 and 2 processes; the first named without a directory and found
@@ -172,6 +173,29 @@ static void merged(MPI_Comm ic, int side)
     if (mrank == 0)
         CHECK(base[999] == (msize - 1) * 10000 + 999 + msize, "counter %d after %d increments", base[999], msize);
     CHECK_RC(MPI_Win_free(&win));
+    /* every process runs on this node: one shared-memory communicator, and
+     * a shared window whose segments each process reads directly */
+    MPI_Comm sh;
+    int shsize = 0;
+    CHECK_RC(MPI_Comm_split_type(m, MPI_COMM_TYPE_SHARED, mrank, MPI_INFO_NULL, &sh));
+    CHECK_RC(MPI_Comm_size(sh, &shsize));
+    CHECK(shsize == msize, "MPI_COMM_TYPE_SHARED over both worlds has %d of %d", shsize, msize);
+    int *mine;
+    CHECK_RC(MPI_Win_allocate_shared(sizeof(int), sizeof(int), MPI_INFO_NULL, sh, &mine, &win));
+    CHECK_RC(MPI_Win_lock_all(0, win));
+    *mine = 7000 + mrank;
+    CHECK_RC(MPI_Win_sync(win));
+    CHECK_RC(MPI_Barrier(sh));
+    CHECK_RC(MPI_Win_sync(win));
+    for (int r = 0; r < shsize; r++) {
+        MPI_Aint sz;
+        int du, *theirs;
+        CHECK_RC(MPI_Win_shared_query(win, r, &sz, &du, &theirs));
+        CHECK(*theirs == 7000 + r, "shared window of rank %d holds %d", r, *theirs);
+    }
+    CHECK_RC(MPI_Win_unlock_all(win));
+    CHECK_RC(MPI_Win_free(&win));
+    CHECK_RC(MPI_Comm_free(&sh));
     CHECK_RC(MPI_Barrier(m));
     CHECK_RC(MPI_Comm_free(&m));
 }

@@ -274,13 +274,12 @@ static int hint_agreed(struct ferry_comm *c, const char *value)
     return hi == ~lo;
 }
 
-/* The ranks sharing this node, named by the lowest world rank on it. */
+/* The processes sharing this node, named by the node's host name: every
+ * process of every world on it (windows and shared memory span worlds,
+ * api/win.c), where a world's rank numbers would part the worlds. */
 static int node_color(void)
 {
-    for (int w = 0; w < ferry_rt.peer_end; w++)
-        if (ferry_rt.peers[w].local >= 0)
-            return w;
-    return ferry_rt.self;
+    return (int)(ferry_hash_str(ferry_rt.hostname, 0) & 0x7fffffff);
 }
 
 #pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
