@@ -8,8 +8,9 @@
  * start the new world with that port in its environment; the parents
  * accept on it, collectively, while the children connect to it from
  * MPI_Init (their MPI_Comm_get_parent). Only processes Ferry's mpiexec
- * started can do this; elsewhere the calls fail with MPI_ERR_SPAWN or
- * MPI_ERR_PORT and say why. Published names live in mpiexec, one table for
+ * started can do this, and singletons, which start an mpiexec of their own
+ * to adopt them when they first spawn; under other launchers the calls fail
+ * with MPI_ERR_SPAWN or MPI_ERR_PORT and say why. Published names live in mpiexec, one table for
  * its universe. */
 #include "api/check.h"
 #include "api/comm_internal.h"
@@ -274,6 +275,9 @@ static void spawn_at_root(int count, char *cmds[], char **argvs[], const int max
             apps[i].cmd = found[i] = search_path(path, cmds[i]);
         st->total += maxprocs[i];
     }
+    /* a singleton gets an mpiexec of its own, which adopts it, to spawn */
+    if (ferry_universe_start(st->why, sizeof st->why))
+        goto out;
     if (ferry_port_open(port, MPI_MAX_PORT_NAME)) {
         snprintf(st->why, sizeof st->why, "%s", errno == ENOTSUP
                  ? "this process was not started by Ferry's mpiexec, which alone spawns for Ferry" : strerror(errno));

@@ -43,6 +43,12 @@ struct ferry_boot_app {
  * world, or -1 with a reason in why. */
 int ferry_boot_spawn(int napps, const struct ferry_boot_app *apps, const char *port, int *uid_base, int *size,
                      char *why, size_t whylen);
+/* A singleton that spawns starts an mpiexec of its own, which adopts it as
+ * world 0's one rank and then serves spawn requests (the launcher's side:
+ * tools/mpiexec, --adopt-singleton). Fills out's universe, secret,
+ * uid_base and universe_size. 0, or -1 with a reason in why. A process a
+ * launcher started returns 0 at once when its launcher spawns, else -1. */
+int ferry_boot_adopt(struct ferry_boot_info *out, char *why, size_t whylen);
 /* Name publishing through the launcher (Ferry's mpiexec): op 'p' publish
  * service -> port, 'u' unpublish, 'l' look up (the port into port[cap]).
  * 0, or -1 when the launcher refuses (not published, published already,

@@ -27,6 +27,7 @@
 #include "boot/boot.h"
 #include "boot/pmi_wire.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -38,6 +39,7 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,6 +57,9 @@ static struct {
     int fd;
     int rank, size, appnum;
     int usize;                           /* universe size from the launcher, 0: not asked */
+    int adopted;                         /* a singleton that started an mpiexec of its own (spawn) */
+    pid_t adopter;                       /* that mpiexec (our child) */
+    int universe_ok;                     /* a launcher that spawns (Ferry's mpiexec) is at B.fd */
     int finalized;
     long kvsname_max, keylen_max, vallen_max;
     char kvsname[KVSNAME_MAX];
@@ -256,6 +261,7 @@ static void fill_universe(struct ferry_boot_info *out)
     if (u && sec && strlen(u) < sizeof out->universe && strlen(sec) < sizeof out->secret) {
         strcpy(out->universe, u);
         strcpy(out->secret, sec);
+        B.universe_ok = 1;
     }
     if (port && strlen(port) < sizeof out->parent_port)
         strcpy(out->parent_port, port);
@@ -495,7 +501,7 @@ int ferry_boot_get(int rank, const char *key, char *value, size_t len)
 int ferry_boot_spawn(int napps, const struct ferry_boot_app *apps, const char *port, int *uid_base, int *size,
                      char *why, size_t whylen)
 {
-    if (!B.inited || B.singleton || B.fd < 0 || !getenv("PMI_FERRY_UNIVERSE")) {
+    if (!B.inited || B.fd < 0 || !B.universe_ok) {
         snprintf(why, whylen, "%s", B.singleton ? "this process was not started by a launcher"
                                                  : "the launcher is not Ferry's mpiexec, which alone spawns for Ferry");
         return -1;
@@ -585,7 +591,7 @@ int ferry_boot_spawn(int napps, const struct ferry_boot_app *apps, const char *p
 
 int ferry_boot_name(char op, const char *service, char *port, size_t cap, const char **why)
 {
-    if (!B.inited || B.singleton || B.fd < 0 || !getenv("PMI_FERRY_UNIVERSE")) {
+    if (!B.inited || B.fd < 0 || !B.universe_ok) {
         *why = "no name service: only Ferry's mpiexec keeps published names";
         return -1;
     }
@@ -623,12 +629,115 @@ int ferry_boot_name(char op, const char *service, char *port, size_t cap, const 
     return 0;
 }
 
+/* ------------------------------------------------------------------ adopt */
+
+/* Ferry's mpiexec next to this library: <prefix>/lib/libmpi.so.12 ->
+ * <prefix>/bin/mpiexec (the build tree has the same layout), else the one
+ * on PATH. */
+static void find_mpiexec(char *path, size_t cap)
+{
+    Dl_info di;
+    if (dladdr((void *)ferry_boot_adopt, &di) && di.dli_fname) {
+        snprintf(path, cap, "%s", di.dli_fname);
+        char *slash = strrchr(path, '/');
+        if (slash) {
+            *slash = 0;   /* .../lib */
+            slash = strrchr(path, '/');
+            if (slash) {
+                size_t at = (size_t)(slash - path);
+                snprintf(path + at, cap - at, "/bin/mpiexec");
+                if (access(path, X_OK) == 0)
+                    return;
+            }
+        }
+    }
+    snprintf(path, cap, "mpiexec");
+}
+
+int ferry_boot_adopt(struct ferry_boot_info *out, char *why, size_t whylen)
+{
+    if (B.universe_ok)
+        return 0;
+    if (!B.singleton) {
+        snprintf(why, whylen, "the launcher is not Ferry's mpiexec, which alone spawns for Ferry");
+        return -1;
+    }
+    char path[4096];
+    find_mpiexec(path, sizeof path);
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+        snprintf(why, whylen, "socketpair: %s", strerror(errno));
+        return -1;
+    }
+    /* the child's environment is made here: between fork and exec only
+     * async-signal-safe calls (other threads may hold malloc's locks) */
+    extern char **environ;
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **envp = malloc((n + 3) * sizeof *envp), fdvar[48], pidvar[48];
+    if (!envp) {
+        snprintf(why, whylen, "out of memory");
+        close(sv[0]);
+        close(sv[1]);
+        return -1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "PMI_FERRY_ADOPT_", 16) != 0)
+            envp[k++] = environ[i];
+    snprintf(fdvar, sizeof fdvar, "PMI_FERRY_ADOPT_FD=%d", sv[1]);
+    snprintf(pidvar, sizeof pidvar, "PMI_FERRY_ADOPT_PID=%ld", (long)getpid());
+    envp[k++] = fdvar;
+    envp[k++] = pidvar;
+    envp[k] = NULL;
+    char *argv[] = {path, "--adopt-singleton", NULL};
+    pid_t pid = fork();
+    if (pid == 0) {   /* the child: becomes the mpiexec that adopts its parent */
+        fcntl(sv[1], F_SETFD, 0);
+        execvpe(path, argv, envp);
+        _exit(127);   /* the parent reads end of file and says so */
+    }
+    free(envp);
+    B.adopter = pid;
+    if (pid < 0) {
+        snprintf(why, whylen, "fork: %s", strerror(errno));
+        close(sv[0]);
+        close(sv[1]);
+        return -1;
+    }
+    close(sv[1]);
+    B.fd = sv[0];
+    B.adopted = 1;
+    pmi_wire_rbuf_init(&B.rb);
+    struct pmi_wire_msg m;
+    SEND("cmd", "init", "pmi_version", "1", "pmi_subversion", "1");
+    expect(&m, "response_to_init");
+    SEND("cmd", "get_maxes");
+    expect(&m, "maxes");
+    SEND("cmd", "get_universe");
+    expect(&m, "universe");
+    const char *u = pmi_wire_get(&m, "universe"), *sec = pmi_wire_get(&m, "secret");
+    long size = 0;
+    if (rc_of(&m) != 0 || !u || !sec || strlen(u) >= sizeof out->universe || strlen(sec) >= sizeof out->secret) {
+        snprintf(why, whylen, "%s did not describe its universe", path);
+        return -1;
+    }
+    snprintf(out->universe, sizeof out->universe, "%s", u);
+    snprintf(out->secret, sizeof out->secret, "%s", sec);
+    out->uid_base = 0;
+    out->universe_size = pmi_wire_get_long(&m, "size", &size) == 0 && size > 0 && size <= INT_MAX ? (int)size : 0;
+    out->parent_port[0] = 0;
+    B.universe_ok = 1;
+    return 0;
+}
+
 void ferry_boot_finalize(void)
 {
     if (!B.inited || B.finalized)
         return;
     B.finalized = 1;
-    if (B.singleton)
+    if (B.singleton && !B.adopted)
         return;
     struct pmi_wire_msg m;
     SEND("cmd", "finalize");
@@ -636,6 +745,10 @@ void ferry_boot_finalize(void)
     shutdown(B.fd, SHUT_RDWR);
     close(B.fd);
     B.fd = -1;
+    /* our own mpiexec: reaped if it is done already (it waits for the
+     * processes we spawned; otherwise it stays a zombie until we exit) */
+    if (B.adopter > 0)
+        waitpid(B.adopter, NULL, WNOHANG);
 }
 
 void ferry_boot_abort(int code, const char *msg)
@@ -650,7 +763,7 @@ void ferry_boot_abort(int code, const char *msg)
      * what the program printed before (fully buffered when stdout is a file
      * or pipe) would be lost; MPICH's ranks leave through exit() */
     fflush(NULL);
-    if (B.fd >= 0 && !B.singleton) {
+    if (B.fd >= 0 && (!B.singleton || B.adopted)) {   /* adopted: its mpiexec takes the spawned down */
         char c[24], buf[64];
         snprintf(c, sizeof c, "%d", code);
         int len = pmi_wire_formatl(buf, sizeof buf, "cmd", "abort", "exitcode", c,

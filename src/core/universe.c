@@ -54,6 +54,24 @@ int ferry_universe_ready(void)
     return U.name[0] && ferry_sock_ready();
 }
 
+int ferry_universe_start(char *why, size_t whylen)
+{
+    if (ferry_universe_ready())
+        return 0;
+    struct ferry_boot_info info;
+    memset(&info, 0, sizeof info);
+    if (ferry_boot_adopt(&info, why, whylen))
+        return -1;
+    if (ferry_sock_setup(info.universe, info.secret)) {
+        snprintf(why, whylen, "cannot listen for the other worlds of the universe");
+        return -1;
+    }
+    snprintf(U.name, sizeof U.name, "%s", info.universe);
+    if (info.universe_size > 0)
+        ferry_rt.universe_size = info.universe_size;
+    return 0;
+}
+
 /* ------------------------------------------------------------------- ports */
 
 int ferry_port_open(char *name, size_t cap)

@@ -19,6 +19,10 @@ void ferry_universe_finalize(void);
 const char *ferry_universe_name(void);
 /* Whether this process belongs to a launcher's universe (Ferry's mpiexec). */
 int ferry_universe_ready(void);
+/* Join a universe now if this process is in none: a singleton starts an
+ * mpiexec of its own that adopts it (boot.h, ferry_boot_adopt). 0 when in
+ * one, else -1 with the reason in why. */
+int ferry_universe_start(char *why, size_t whylen);
 /* The intercommunicator to the parents (NULL: not spawned, or disconnected). */
 extern struct ferry_comm *ferry_universe_parent;
 

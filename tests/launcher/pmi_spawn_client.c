@@ -18,6 +18,27 @@
  *       finalize, world rank 0 waits in its world's barrier; mpiexec must
  *       fail the job with status 3 and name the spawned rank.
  *
+ *
+ * Singleton adoption (mpiexec --adopt-singleton): started WITHOUT mpiexec,
+ * the program plays the singleton MPI process P that spawns: it makes a
+ * socketpair, forks and execs the given mpiexec with PMI_FERRY_ADOPT_FD /
+ * _PID (and MPIEXEC_UNIVERSE_SIZE=9), and speaks PMI on its end: init,
+ * get_maxes, get_appnum, get_my_kvsname, get_universe (universe = its
+ * kvsname, a 32-hex secret, uid_base=0, size=9).
+ *   pmi_spawn_client singleton <mpiexec>
+ *       spawns 2 "child" processes (the checks above; uids 1-2), publishes
+ *       and looks up a name, finalizes and closes; mpiexec must wait for the
+ *       children and exit 0 (P waits for it); both children's lines and
+ *       files must be there. Prints "pmi_spawn_client: singleton OK".
+ *   pmi_spawn_client singleton-nofin <mpiexec>
+ *       spawns 2 "blocks" processes (they wait on their PMI descriptor and
+ *       tell their pids through a FIFO), then closes its end WITHOUT
+ *       finalize: mpiexec must exit non-zero within 5 s (printing the
+ *       failure line, pmi_spawn.sh checks) and the children be gone.
+ *   pmi_spawn_client singleton-killed <mpiexec>
+ *       a forked P does the same (without closing) and is SIGKILLed:
+ *       mpiexec and the children must be gone within 3 s.
+ *
  * Every process leaves /dev/shm/ferry-<PMI_JOBID>-spawntest-<rank>: mpiexec
  * must remove every world's files (pmi_spawn.sh checks). */
 #define _GNU_SOURCE 1
@@ -25,11 +46,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -472,6 +496,325 @@ static int dies_main(void)
     fail("barrier released without rank 1");
 }
 
+/* ------------------------------------------------------ singleton adoption */
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A deadline for blocking waits (waitpid, reads): SIGALRM fails the test. */
+static const char *waiting_for = "?";
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    char buf[256];
+    int n = snprintf(buf, sizeof buf, "%s: FAIL: timed out waiting for %s\n", me, waiting_for);
+    ssize_t w = write(2, buf, n > 0 && n < (int)sizeof buf ? (size_t)n : 0);
+    (void)w;
+    _exit(1);
+}
+
+static void watchdog(unsigned s, const char *what)
+{
+    waiting_for = what;
+    signal(SIGALRM, on_alarm);
+    alarm(s);
+}
+
+/* Fork and exec `mpiexec --adopt-singleton` as P's child, adopting P (this
+ * process); fd becomes P's end of the PMI connection. */
+static pid_t adopt_start(const char *mpiexec)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+        fail("socketpair: %s", strerror(errno));
+    pid_t p = getpid();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        fail("fork: %s", strerror(errno));
+    if (pid == 0) {
+        char a[32], b[32];
+        snprintf(a, sizeof a, "%d", sv[1]);
+        snprintf(b, sizeof b, "%ld", (long)p);
+        if (fcntl(sv[1], F_SETFD, 0) != 0 || setenv("PMI_FERRY_ADOPT_FD", a, 1) ||
+            setenv("PMI_FERRY_ADOPT_PID", b, 1) || setenv("MPIEXEC_UNIVERSE_SIZE", "9", 1))
+            _exit(126);
+        execl(mpiexec, mpiexec, "--adopt-singleton", (char *)NULL);
+        fprintf(stderr, "%s: FAIL: cannot execute %s: %s\n", me, mpiexec, strerror(errno));
+        _exit(127);
+    }
+    close(sv[1]);
+    fd = sv[0];
+    pmi_wire_rbuf_init(&rb);
+    return pid;
+}
+
+static char u_universe[256], u_secret[64];
+
+/* The singleton's first requests, as the library sends them. */
+static void adopt_hello(void)
+{
+    struct pmi_wire_msg m;
+    send_line("cmd=init pmi_version=1 pmi_subversion=1");
+    recv_msg(&m, "response_to_init");
+    if (strcmp(need(&m, "rc"), "0") != 0)
+        fail("init refused");
+    send_line("cmd=get_maxes");
+    recv_msg(&m, "maxes");
+    send_line("cmd=get_appnum");
+    recv_msg(&m, "appnum");
+    if (strcmp(need(&m, "appnum"), "0") != 0)
+        fail("the singleton's appnum is %s", need(&m, "appnum"));
+    send_line("cmd=get_my_kvsname");
+    recv_msg(&m, "my_kvsname");
+    snprintf(kvsname, sizeof kvsname, "%s", need(&m, "kvsname"));
+    send_line("cmd=get_universe");
+    recv_msg(&m, "universe");
+    if (strcmp(need(&m, "rc"), "0") != 0)
+        fail("get_universe: rc=%s", need(&m, "rc"));
+    snprintf(u_universe, sizeof u_universe, "%s", need(&m, "universe"));
+    snprintf(u_secret, sizeof u_secret, "%s", need(&m, "secret"));
+    if (strcmp(u_universe, kvsname) != 0 || strncmp(u_universe, "ferry_", 6) != 0)
+        fail("get_universe: universe=%s, world 0's kvsname %s", u_universe, kvsname);
+    if (strlen(u_secret) != 32 || strspn(u_secret, "0123456789abcdef") != 32)
+        fail("get_universe: secret=%s is not 32 lowercase hex digits", u_secret);
+    if (strcmp(need(&m, "uid_base"), "0") != 0)
+        fail("get_universe: uid_base=%s, expected 0", need(&m, "uid_base"));
+    if (strcmp(need(&m, "size"), "9") != 0)
+        fail("get_universe: size=%s, expected 9 (MPIEXEC_UNIVERSE_SIZE)", need(&m, "size"));
+    if (universe_size() != 9)
+        fail("get_universe_size is not 9");
+    char path[512];
+    snprintf(path, sizeof path, "/dev/shm/ferry-%s-spawntest-0", kvsname);
+    int f = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+    if (f >= 0)
+        close(f);
+}
+
+static void find_self(void)
+{
+    ssize_t l = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (l <= 0)
+        fail("readlink /proc/self/exe");
+    self[l] = '\0';
+}
+
+static int singleton_main(const char *mpiexec)
+{
+    snprintf(me, sizeof me, "pmi_spawn_client[singleton]");
+    find_self();
+    char dir[] = "/tmp/ferry-spawn-test-XXXXXX";
+    if (!mkdtemp(dir))
+        fail("mkdtemp: %s", strerror(errno));
+    pid_t mpx = adopt_start(mpiexec);
+    adopt_hello();
+    char e_self[3 * PATH_MAX], e_dir[256], e_text[128], line[4 * PATH_MAX];
+    enc(self, e_self, sizeof e_self);
+    enc(dir, e_dir, sizeof e_dir);
+    enc("hello world 100% =x", e_text, sizeof e_text);
+    struct pmi_wire_msg m;
+    /* 2 children, uids 1-2 */
+    snprintf(line, sizeof line, "nprocs=2 execname=%s argcnt=8 arg1=child arg2=0 arg3=%s arg4=%s arg5=%s "
+             "arg6=1 arg7=2 arg8=%s port=abc%%20def", e_self, e_dir, u_secret, u_universe, e_text);
+    spawn_line(1, 0, line);
+    recv_msg(&m, "spawn_result");
+    if (strcmp(need(&m, "rc"), "0") != 0)
+        fail("spawn refused: %s", pmi_wire_get(&m, "msg"));
+    if (strcmp(need(&m, "base"), "1") != 0 || strcmp(need(&m, "size"), "2") != 0)
+        fail("spawn: base=%s size=%s, expected 1 and 2", need(&m, "base"), need(&m, "size"));
+    if (strcmp(need(&m, "kvsname"), kvsname) == 0)
+        fail("the spawned world has world 0's kvsname");
+    send_line("cmd=publish_name service=singleton-svc port=p%%201");
+    recv_msg(&m, "publish_result");
+    if (strcmp(need(&m, "rc"), "0") != 0)
+        fail("publish_name refused");
+    send_line("cmd=lookup_name service=singleton-svc");
+    recv_msg(&m, "lookup_result");
+    if (strcmp(need(&m, "rc"), "0") != 0 || strcmp(need(&m, "port"), "p%201") != 0)
+        fail("lookup_name: rc=%s port=%s", need(&m, "rc"), pmi_wire_get(&m, "port"));
+    finalize();
+    close(fd);
+
+    /* mpiexec goes on until the children are done */
+    watchdog(30, "mpiexec to exit after the children");
+    int st;
+    if (waitpid(mpx, &st, 0) != mpx)
+        fail("waitpid: %s", strerror(errno));
+    alarm(0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        fail("mpiexec --adopt-singleton ended with wait status %#x, expected exit 0", st);
+    if (count_files(dir) != 2)
+        fail("%d of 2 children finished before mpiexec exited", count_files(dir));
+    remove_dir(dir);
+    printf("pmi_spawn_client: singleton OK\n");
+    return 0;
+}
+
+/* A spawned process that tells its pid through the FIFO, then waits on its
+ * PMI descriptor (no request: nothing ever comes) until mpiexec goes. */
+static int blocks_main(int argc, char **argv)
+{
+    snprintf(me, sizeof me, "pmi_spawn_client[blocks:%s]", getenv("PMI_RANK"));
+    if (argc != 2)
+        fail("blocks: the FIFO is missing");
+    pmi_init();
+    int f = open(argv[1], O_WRONLY | O_CLOEXEC);
+    if (f < 0)
+        fail("open %s: %s", argv[1], strerror(errno));
+    dprintf(f, "child %ld\n", (long)getpid());
+    close(f);
+    char c;
+    while (read(fd, &c, 1) > 0)
+        ;
+    _exit(0);
+}
+
+/* Read "<what> <pid>" lines from the FIFO until n pids are in pids[]. */
+static void read_pids(FILE *fifo, long *pids, int n)
+{
+    char line[128];
+    for (int i = 0; i < n; i++) {
+        if (!fgets(line, sizeof line, fifo))
+            fail("the FIFO closed");
+        char *sp = strchr(line, ' ');
+        if (!sp || (pids[i] = atol(sp + 1)) <= 0)
+            fail("bad FIFO line: %s", line);
+    }
+}
+
+/* Has process pid gone (no such process, or a zombie) within ms? */
+static int gone_within(long pid, long ms)
+{
+    long deadline = now_ms() + ms;
+    for (;;) {
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        int f = open(path, O_RDONLY | O_CLOEXEC);
+        if (f < 0)
+            return 1;
+        ssize_t n = read(f, buf, sizeof buf - 1);
+        close(f);
+        if (n <= 0)
+            return 1;
+        buf[n] = '\0';
+        char *p = strrchr(buf, ')');
+        if (!p || (p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X')))
+            return 1;
+        if (now_ms() > deadline)
+            return 0;
+        struct timespec ts = { 0, 10 * 1000000 };      /* polling, with a deadline */
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* P's part of the last two cases: adopt, then spawn 2 blockers. */
+static pid_t adopt_and_block(const char *mpiexec, const char *fifo_path, FILE *fifo_w)
+{
+    find_self();
+    pid_t mpx = adopt_start(mpiexec);
+    adopt_hello();
+    if (fifo_w) {
+        fprintf(fifo_w, "mpiexec %ld\n", (long)mpx);
+        fflush(fifo_w);
+    }
+    char e_self[3 * PATH_MAX], e_fifo[3 * PATH_MAX], line[8 * PATH_MAX];
+    snprintf(line, sizeof line, "nprocs=2 execname=%s argcnt=2 arg1=blocks arg2=%s port=p",
+             enc(self, e_self, sizeof e_self), enc(fifo_path, e_fifo, sizeof e_fifo));
+    spawn_line(1, 0, line);
+    struct pmi_wire_msg m;
+    recv_msg(&m, "spawn_result");
+    if (strcmp(need(&m, "rc"), "0") != 0 || strcmp(need(&m, "base"), "1") != 0)
+        fail("spawn: rc=%s base=%s", need(&m, "rc"), pmi_wire_get(&m, "base"));
+    return mpx;
+}
+
+static FILE *make_fifo(char *dir, char *path, size_t cap)
+{
+    if (!mkdtemp(dir))
+        fail("mkdtemp: %s", strerror(errno));
+    snprintf(path, cap, "%s/fifo", dir);
+    if (mkfifo(path, 0600) != 0)
+        fail("mkfifo %s: %s", path, strerror(errno));
+    int f = open(path, O_RDWR | O_CLOEXEC);     /* never EOF, never blocks the writers' open */
+    FILE *fifo = f >= 0 ? fdopen(f, "r+") : NULL;
+    if (!fifo)
+        fail("open %s: %s", path, strerror(errno));
+    return fifo;
+}
+
+static int singleton_nofin_main(const char *mpiexec)
+{
+    snprintf(me, sizeof me, "pmi_spawn_client[singleton-nofin]");
+    char dir[] = "/tmp/ferry-spawn-test-XXXXXX", path[PATH_MAX];
+    FILE *fifo = make_fifo(dir, path, sizeof path);
+    pid_t mpx = adopt_and_block(mpiexec, path, NULL);
+    long pids[2];
+    watchdog(30, "the spawned processes' pids");
+    read_pids(fifo, pids, 2);
+    alarm(0);
+
+    close(fd);                                   /* no finalize */
+    long t0 = now_ms();
+    watchdog(10, "mpiexec to exit after the singleton closed without finalize");
+    int st;
+    if (waitpid(mpx, &st, 0) != mpx)
+        fail("waitpid: %s", strerror(errno));
+    alarm(0);
+    long took = now_ms() - t0;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) == 0)
+        fail("mpiexec ended with wait status %#x, expected a non-zero exit", st);
+    if (took > 5000)
+        fail("mpiexec took %ld ms to exit", took);
+    for (int i = 0; i < 2; i++)
+        if (!gone_within(pids[i], 2000))
+            fail("spawned process %ld still alive after mpiexec exited", pids[i]);
+    fclose(fifo);
+    unlink(path);
+    rmdir(dir);
+    printf("pmi_spawn_client: singleton-nofin OK (mpiexec exit status %d)\n", WEXITSTATUS(st));
+    return 0;
+}
+
+static int singleton_killed_main(const char *mpiexec)
+{
+    snprintf(me, sizeof me, "pmi_spawn_client[singleton-killed]");
+    char dir[] = "/tmp/ferry-spawn-test-XXXXXX", path[PATH_MAX];
+    FILE *fifo = make_fifo(dir, path, sizeof path);
+    fflush(NULL);
+    pid_t p = fork();
+    if (p < 0)
+        fail("fork: %s", strerror(errno));
+    if (p == 0) {                                /* P: adopted, then killed */
+        snprintf(me, sizeof me, "pmi_spawn_client[singleton-killed P]");
+        adopt_and_block(mpiexec, path, fifo);
+        char c;
+        while (read(fd, &c, 1) > 0)              /* until killed */
+            ;
+        _exit(1);
+    }
+    long pids[3];                                /* mpiexec, 2 children */
+    watchdog(30, "the pids of mpiexec and the spawned processes");
+    read_pids(fifo, pids, 3);
+    alarm(0);
+    kill(p, SIGKILL);
+    int st;
+    waitpid(p, &st, 0);
+    for (int i = 0; i < 3; i++)
+        if (!gone_within(pids[i], 3000))
+            fail("%s %ld still alive 3 s after the singleton was killed", i ? "spawned process" : "mpiexec",
+                 pids[i]);
+    fclose(fifo);
+    unlink(path);
+    rmdir(dir);
+    printf("pmi_spawn_client: singleton-killed OK\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -483,6 +826,15 @@ int main(int argc, char **argv)
         return parent_main();
     if (argc >= 2 && strcmp(argv[1], "exit3") == 0)
         return exit3_main();
-    fprintf(stderr, "usage: mpiexec -n 2 %s parent | mpiexec -n 1 %s exit3\n", argv[0], argv[0]);
+    if (argc >= 2 && strcmp(argv[1], "blocks") == 0)
+        return blocks_main(argc - 1, argv + 1);
+    if (argc == 3 && strcmp(argv[1], "singleton") == 0)
+        return singleton_main(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "singleton-nofin") == 0)
+        return singleton_nofin_main(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "singleton-killed") == 0)
+        return singleton_killed_main(argv[2]);
+    fprintf(stderr, "usage: mpiexec -n 2 %s parent | mpiexec -n 1 %s exit3 | %s singleton[-nofin|-killed] "
+            "<mpiexec>\n", argv[0], argv[0], argv[0]);
     return 2;
 }

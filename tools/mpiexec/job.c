@@ -12,6 +12,15 @@
  *   0 freely; that is the only way to tell them from MPI programs.)
  * The rules are the same for every world's processes (spawned ones too), and
  * the job ends when every process of every world has exited.
+ * The adopted singleton (--adopt-singleton) is not mpiexec's child and is
+ * never reaped: it has exited when its PMI connection closes (end of file
+ * or error, as when it dies), normally (status 0) after cmd=finalize, else
+ * as a failure ("closed its connection without MPI_Finalize", status 1).
+ * The exit-0 grace above never concerns it. It is signalled (SIGTERM on
+ * --timeout or a signal to mpiexec, SIGKILL on a failure, as any rank 0)
+ * only while it is still running and mpiexec's parent, i.e. alive: its pid
+ * cannot have been reused; not after its own MPI_Abort (it exits by itself,
+ * with its code) nor once its connection closed.
  * A failure prints one line, SIGKILLs everything and exits. mpiexec is a
  * child subreaper, so processes the ranks started and orphaned come back
  * to it and are killed too; teardown is bounded to about a second. */
@@ -100,7 +109,9 @@ struct world *job_add_world(struct job *j, int n)
 const char *rank_desc(const struct job *j, int r, char *buf, size_t cap)
 {
     const struct rank *rk = j->ranks[r];
-    if (rk->world == 0)
+    if (rk->adopted)
+        snprintf(buf, cap, "singleton rank %d (pid %ld)", r, (long)rk->pid);
+    else if (rk->world == 0)
         snprintf(buf, cap, "rank %d (pid %ld)", r, (long)rk->pid);
     else
         snprintf(buf, cap, "spawned rank %d of world %d (uid %d, pid %ld)", rk->wrank, rk->world, r,
@@ -111,9 +122,51 @@ const char *rank_desc(const struct job *j, int r, char *buf, size_t cap)
 static int find_rank(struct job *j, pid_t pid)
 {
     for (int r = 0; r < j->n; r++)
-        if (j->ranks[r]->pid == pid && j->ranks[r]->state == RS_RUNNING)
-            return r;
+        if (j->ranks[r]->pid == pid && j->ranks[r]->state == RS_RUNNING && !j->ranks[r]->adopted)
+            return r;    /* (the adopted singleton is no child: its pid is no child's) */
     return -1;
+}
+
+int job_adopted_alive(const struct job *j, int r)
+{
+    const struct rank *rk = j->ranks[r];
+    /* An exiting parent's children are reparented before it becomes a
+     * zombie, so while getppid() is its pid, that pid is still it. */
+    return rk->state == RS_RUNNING && getppid() == rk->pid;
+}
+
+void job_signal_rank(struct job *j, int r, int sig)
+{
+    struct rank *rk = j->ranks[r];
+    if (rk->state != RS_RUNNING)
+        return;
+    if (!rk->adopted)
+        kill(rk->pid, sig);
+    else if (job_adopted_alive(j, r))
+        kill(rk->pid, sig);
+}
+
+void job_adopted_exited(struct job *j, int r, int status)
+{
+    struct rank *rk = j->ranks[r];
+    if (rk->state != RS_RUNNING)
+        return;
+    rk->state = RS_EXITED;
+    rk->status = status;
+    j->nrunning--;
+}
+
+void job_adopted_closed(struct job *j, int r)
+{
+    struct rank *rk = j->ranks[r];
+    if (rk->state != RS_RUNNING || j->terminating)
+        return;
+    if (rk->finalized) {
+        job_adopted_exited(j, r, 0);      /* the spawned processes may go on; the job ends with them */
+        return;
+    }
+    job_adopted_exited(j, r, 1 << 8);     /* as "exit 1": it is gone or going, never signalled now */
+    job_fail_rank(j, r, 1, "closed its connection without MPI_Finalize");
 }
 
 /* Reap whatever has exited; returns -1 when mpiexec has no children left. */
@@ -176,12 +229,15 @@ void job_reap(struct job *j)
         reap_quiet(j, judge);
 }
 
-/* SIGKILL every process whose parent is mpiexec (ranks and adopted orphans). */
+/* SIGKILL every process whose parent is mpiexec (ranks and adopted orphans),
+ * and the adopted singleton (mpiexec's parent) while it lives. */
 static void kill_children(struct job *j)
 {
-    for (int r = 0; r < j->n; r++)
-        if (j->ranks[r]->state == RS_RUNNING)
-            kill(j->ranks[r]->pid, SIGKILL);
+    for (int r = 0; r < j->n; r++) {
+        job_signal_rank(j, r, SIGKILL);
+        if (j->ranks[r]->adopted)     /* not ours to wait for; SIGKILL is final */
+            job_adopted_exited(j, r, SIGKILL);
+    }
     DIR *d = opendir("/proc");
     if (!d)
         return;
@@ -223,11 +279,14 @@ void job_terminate(struct job *j, int exit_code, int graceful)
     j->terminating = 1;
     if (graceful) {
         for (int r = 0; r < j->n; r++)
-            if (j->ranks[r]->state == RS_RUNNING)
-                kill(j->ranks[r]->pid, SIGTERM);
+            job_signal_rank(j, r, SIGTERM);
         long deadline = monotonic_ms() + 300;
         for (;;) {
             reap_quiet(j, NULL);
+            /* the adopted singleton: gone once mpiexec has another parent
+             * (its death also wakes wait_sig: the parent-death signal) */
+            if (j->ranks[0]->adopted && j->ranks[0]->state == RS_RUNNING && !job_adopted_alive(j, 0))
+                job_adopted_exited(j, 0, SIGTERM);
             long left = deadline - monotonic_ms();
             if (j->nrunning == 0 || left <= 0)
                 break;

@@ -1,7 +1,21 @@
 /* mpiexec main: parse options, start the ranks, run the event loop (PMI
  * requests, among them spawns that start new worlds; forwarded output, child
  * exits, signals) until every process of every world has exited, then clean
- * up and exit with the job's status. */
+ * up and exit with the job's status.
+ *
+ * --adopt-singleton (options.c, mpiexec.h): world 0 is not launched; its one
+ * rank is the singleton that started this mpiexec, its parent. Its PMI
+ * connection is the inherited PMI_FERRY_ADOPT_FD (made non-blocking and
+ * close-on-exec, so spawned processes do not inherit it). mpiexec notices
+ * the singleton's death by the end of that connection and, should another
+ * process hold the singleton's end open, by a parent-death signal:
+ * PR_SET_PDEATHSIG with SIGUSR1, set first thing. Not SIGTERM: the kernel
+ * sends it when the *thread* that forked mpiexec ends, which is no death of
+ * the singleton if it has other threads, so the signal only makes mpiexec
+ * look whether its parent is still the singleton (a SIGTERM from a user must
+ * keep meaning "terminate the job"). The rest (spawns, names, teardown,
+ * /dev/shm cleanup) is as for any job; the job ends when the singleton has
+ * closed its connection and every spawned process has exited. */
 #include "mpiexec.h"
 
 #include <errno.h>
@@ -93,6 +107,78 @@ static void make_secret(char out[33])
 
 enum { SRC_PMI, SRC_OUT, SRC_ERR };
 
+#define ADOPT_PDEATH_SIG SIGUSR1      /* --adopt-singleton: "look whether the parent lives" */
+
+/* --adopt-singleton: the parent-death signal came. A thread of the
+ * singleton ended, or the singleton did: then what it sent is in the
+ * socket, and (unless a process of its own still holds its end) the end of
+ * file after it, which job_adopted_closed judges. */
+static void adopt_parent_check(struct job *j)
+{
+    struct rank *rk = j->ranks[0];
+    if (rk->state != RS_RUNNING || job_adopted_alive(j, 0))
+        return;
+    if (rk->pmi_fd >= 0)
+        pmi_server_drain(j, 0);
+    if (rk->state != RS_RUNNING)
+        return;
+    if (rk->pmi_fd >= 0) {
+        close(rk->pmi_fd);
+        rk->pmi_fd = -1;
+    }
+    if (rk->finalized) {
+        job_adopted_exited(j, 0, 0);
+        return;
+    }
+    job_adopted_exited(j, 0, 1 << 8);
+    job_fail_rank(j, 0, 1, "is gone (it exited or was killed) without calling MPI_Finalize");
+}
+
+/* --adopt-singleton, before anything else: ask for the parent-death signal
+ * (held blocked until the event loop can take it). */
+static void adopt_early(void)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, ADOPT_PDEATH_SIG);
+    sigprocmask(SIG_BLOCK, &s, NULL);
+    prctl(PR_SET_PDEATHSIG, ADOPT_PDEATH_SIG);
+}
+
+/* --adopt-singleton: world 0's one rank is the singleton, mpiexec's parent,
+ * with the inherited descriptor as its PMI connection. */
+static void adopt_singleton(struct job *j)
+{
+    struct options *o = j->opt;
+    /* it may have died before PR_SET_PDEATHSIG took effect */
+    if (getppid() != o->adopt_pid) {
+        fprintf(stderr, "mpiexec: --adopt-singleton: process %ld (PMI_FERRY_ADOPT_PID) is not mpiexec's "
+                "parent: it has exited, or it did not start mpiexec\n", (long)o->adopt_pid);
+        exit(1);
+    }
+    int fd = o->adopt_fd;
+    if (fd <= 2) {
+        /* a singleton without stdin/out/err: keep 0-2 for /dev/null */
+        int nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        int null = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (nfd < 0 || null < 0 || dup2(null, fd) < 0)
+            die("--adopt-singleton: cannot move descriptor %d: %s", fd, strerror(errno));
+        close(null);
+        fd = nfd;
+    }
+    if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0)
+        die("--adopt-singleton: descriptor %d: %s", fd, strerror(errno));
+    struct rank *rk = j->ranks[0];
+    rk->adopted = 1;
+    rk->appnum = 0;
+    rk->pid = o->adopt_pid;
+    rk->pmi_fd = fd;
+    rk->state = RS_RUNNING;
+    rk->bound = 0;
+    snprintf(rk->bind_desc, sizeof rk->bind_desc, "not bound (singleton, started without mpiexec)");
+    j->nrunning++;
+}
+
 /* FERRY_EXIT_GRACE_MS (documented in Ferry's variable table, core/config.c). */
 static long exit_grace_ms(void)
 {
@@ -176,10 +262,12 @@ static void event_loop(struct job *j)
             /* Take every pending signal first: on Ctrl-C the ranks get SIGINT
              * from the terminal too, and their deaths must not be reported
              * as failures when mpiexec itself was interrupted. */
-            int s, child = 0, stop = 0;
+            int s, child = 0, stop = 0, pdeath = 0;
             while ((s = signals_take()) != 0) {
                 if (s == SIGCHLD)
                     child = 1;
+                else if (s == ADOPT_PDEATH_SIG && j->opt->adopt)
+                    pdeath = 1;
                 else if (!stop)
                     stop = s;
             }
@@ -190,6 +278,8 @@ static void event_loop(struct job *j)
             }
             if (child)
                 job_reap(j);
+            if (pdeath)
+                adopt_parent_check(j);
         }
         for (size_t i = 1; i < k; i++) {
             if (!pfd[i].revents)
@@ -211,6 +301,8 @@ static void event_loop(struct job *j)
 int main(int argc, char **argv)
 {
     static struct options opt;
+    if (options_adopt_requested(argc, argv))
+        adopt_early();
     ensure_std_fds();
     options_parse(&opt, argc, argv);
 
@@ -221,18 +313,30 @@ int main(int argc, char **argv)
     J.exit_grace_ms = exit_grace_ms();
     snprintf(J.jobid, sizeof J.jobid, "ferry_%ld_%08x", (long)J.self, random32());
     make_secret(J.secret);
-    /* world 0: the command line's ranks, uids 0..nprocs-1 */
+    /* world 0: the command line's ranks, uids 0..nprocs-1 (--adopt-singleton:
+     * the singleton, uid 0) */
     if (!job_add_world(&J, opt.nprocs))
         die("out of memory");
-    for (int r = 0; r < J.n; r++)
-        J.ranks[r]->appnum = (int)(options_app_of(&opt, r) - opt.apps);
+    if (opt.adopt)
+        adopt_singleton(&J);
+    else
+        for (int r = 0; r < J.n; r++)
+            J.ranks[r]->appnum = (int)(options_app_of(&opt, r) - opt.apps);
 
     /* Orphans of the ranks come back to us, so teardown can kill them. */
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     sigfd = signals_init();
-    bind_plan(&J);
+    if (opt.adopt) {
+        signals_catch(ADOPT_PDEATH_SIG);
+        sigset_t s;
+        sigemptyset(&s);
+        sigaddset(&s, ADOPT_PDEATH_SIG);
+        sigprocmask(SIG_UNBLOCK, &s, NULL);   /* one that came meanwhile arrives now */
+    } else {
+        bind_plan(&J);
+    }
     launch_prepare(&J);
-    for (int r = 0; r < J.n; r++)
+    for (int r = 0; r < J.n && !opt.adopt; r++)
         launch_rank(&J, r);
 
     event_loop(&J);

@@ -14,7 +14,17 @@
  * starts one more world. A process is known by its universe id (uid): world
  * 0's ranks are uids 0..n-1, and each new world takes the next consecutive
  * uids (its base is the number of processes started before it). Every world
- * has its own kvsname, key-value store, PMI barrier and appnums. */
+ * has its own kvsname, key-value store, PMI barrier and appnums.
+ *
+ * Singleton adoption (--adopt-singleton, main.c): an MPI process started
+ * without mpiexec (a singleton) that spawns starts an mpiexec of its own as
+ * its CHILD. That mpiexec launches nothing for world 0: its one rank (uid 0)
+ * is the singleton itself, "adopted" (struct rank's adopted), known by the
+ * pid and PMI descriptor it was given (PMI_FERRY_ADOPT_PID, _FD). It is not
+ * mpiexec's child, so it is never reaped: it counts as running while its PMI
+ * connection is open and has exited when the connection closes (after
+ * cmd=finalize: normally; before: a failure of rank 0). Spawns then work as
+ * in any job. */
 #ifndef FERRY_MPIEXEC_H
 #define FERRY_MPIEXEC_H
 #ifndef _GNU_SOURCE
@@ -52,13 +62,20 @@ struct options {
     char **genv_val;
     int napps;
     struct app *apps;
+    int adopt;                 /* --adopt-singleton: world 0 is the singleton that started us */
+    int adopt_fd;              /* PMI_FERRY_ADOPT_FD: its PMI connection (mpiexec's end) */
+    pid_t adopt_pid;           /* PMI_FERRY_ADOPT_PID: the singleton, mpiexec's parent */
 };
 
 /* The program rank r runs. */
 const struct app *options_app_of(const struct options *o, int r);
 
-/* options.c: fills *o; on --help/--help-env/errors it exits itself. */
+/* options.c: fills *o; on --help/--help-env/errors it exits itself. With
+ * --adopt-singleton (mpiexec's only argument) there is no program: it reads
+ * and checks PMI_FERRY_ADOPT_FD / _PID (exit status 2 when they are bad). */
 void options_parse(struct options *o, int argc, char **argv);
+/* Is this an --adopt-singleton command line? (main needs to know before parsing) */
+int options_adopt_requested(int argc, char **argv);
 void usage(FILE *f);
 
 /* ---------------------------------------------------------------- worlds */
@@ -100,7 +117,14 @@ struct outbuf {                /* one forwarded stream of one rank */
 };
 
 /* One process of the universe, j->ranks[uid]. Allocated one by one and
- * never moved, so a struct rank * stays valid when the table grows. */
+ * never moved, so a struct rank * stays valid when the table grows.
+ * The adopted singleton (uid 0 under --adopt-singleton) is a rank like the
+ * others except: pid is not mpiexec's child (never waited for, signalled
+ * only while it is still mpiexec's parent), pmi_fd was inherited, no output
+ * pipes, not bound; state goes RS_RUNNING -> RS_EXITED when its PMI
+ * connection closes (job_adopted_closed: status 0 after finalize, else a
+ * failure, as exit 1), when it sends cmd=abort (it leaves by itself) or
+ * when the job's teardown kills it (job.c). */
 struct rank {
     int world;                 /* index into j->worlds */
     int wrank;                 /* rank within its world */
@@ -115,6 +139,7 @@ struct rank {
     int child_fd;              /* child end (parent closes it after fork) */
     int pmi_inited;            /* sent cmd=init */
     int finalized;             /* sent cmd=finalize */
+    int adopted;               /* the singleton of --adopt-singleton (uid 0), not launched */
     int in_barrier;
     struct pmi_wire_rbuf rb;
     struct outbuf out[2];      /* --tag-output: stdout, stderr */
@@ -135,7 +160,7 @@ struct job {
     char secret[33];           /* PMI_FERRY_SECRET: 32 random lowercase hex digits */
     int exit_code;             /* first non-zero status seen */
     int terminating;
-    int nrunning;
+    int nrunning;              /* processes in RS_RUNNING, the adopted singleton included */
     pid_t self;
     int exit0_rank;            /* the first rank that exited 0 without MPI_Finalize, -1: none */
     long exit0_deadline;       /* monotonic ms: the other ranks must be done by then */
@@ -146,6 +171,7 @@ extern struct job J;
 
 /* signals.c */
 int signals_init(void);                 /* returns the self-pipe read end */
+void signals_catch(int sig);            /* one more signal through the pipe (after init) */
 int signals_take(void);                 /* next pending signal number, 0 if none */
 void signals_child_reset(void);         /* in a child before exec */
 
@@ -163,8 +189,21 @@ void launch_prepare(struct job *j);     /* once, before the first launch_rank */
  * world, or NULL (nothing added) when out of memory. */
 struct world *job_add_world(struct job *j, int n);
 /* "rank R (pid P)" for world 0, "spawned rank R of world K (uid U, pid P)"
- * for the others: how messages name a process. */
+ * for the others, "singleton rank 0 (pid P)" for the adopted singleton: how
+ * messages name a process. */
 const char *rank_desc(const struct job *j, int r, char *buf, size_t cap);
+
+/* The adopted singleton's PMI connection has closed (its fd is already -1):
+ * after cmd=finalize it has exited normally, else the job fails (exit 1). */
+void job_adopted_closed(struct job *j, int r);
+/* The adopted singleton has exited (wait-status-like status): it stops
+ * counting in nrunning and is never signalled again. */
+void job_adopted_exited(struct job *j, int r, int status);
+/* Is the adopted singleton still alive (still mpiexec's parent)? */
+int job_adopted_alive(const struct job *j, int r);
+/* Signal a running rank: a launched one by pid, the adopted singleton only
+ * while it is still mpiexec's parent (its pid cannot have been reused). */
+void job_signal_rank(struct job *j, int r, int sig);
 
 /* pmi_server.c */
 /* A new world's key-value store, seeded with its PMI_process_mapping; 0 / -1. */
@@ -176,6 +215,8 @@ void pmi_server_readable(struct job *j, int r);
 void pmi_server_check_barrier(struct job *j);
 /* Serve whatever is already buffered in the socket, without blocking. */
 void pmi_server_drain(struct job *j, int r);
+/* MPI_UNIVERSE_SIZE as get_universe_size (and get_universe) answer it. */
+int pmi_server_universe_size(const struct job *j);
 
 /* output.c */
 int output_open(struct rank *rk, int pipes[2][2]);   /* 0 / -1 */

@@ -10,19 +10,31 @@
  *           --hostfile naming this machine only, -ppn (no effect), --help,
  *           --help-env
  *
+ *   mpiexec --adopt-singleton       (internal: the only argument; see below)
+ *
  * A lone ":" separates the programs of an MPMD job (MPI-4.0 11.5, as under
  * hydra and Open MPI): each gets its own -n and -env, its ranks follow the
  * previous program's, and MPI_APPNUM tells them apart. Global options may
  * stand in any section and apply to the whole job. Options may be spelled
  * with one or two dashes; "--opt=value" works for the options that take one
  * value. A section's options end at the first word that is not an option
- * (the program) or after "--". */
+ * (the program) or after "--"..
+ *
+ * --adopt-singleton: Ferry's library runs this when a singleton (an MPI
+ * process started without mpiexec) first spawns. It is mpiexec's child and
+ * passes, in the environment, PMI_FERRY_ADOPT_FD (mpiexec's end of a
+ * socketpair, inherited: the singleton's PMI connection) and
+ * PMI_FERRY_ADOPT_PID (its own pid); mpiexec adopts it as world 0's only
+ * rank (mpiexec.h). No program and no other option may be given;
+ * MPIEXEC_TIMEOUT and MPIEXEC_UNIVERSE_SIZE apply as usual. */
 #include "mpiexec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define NPROCS_MAX 65536
@@ -63,6 +75,8 @@ void usage(FILE *f)
 "                         ranks than cores, and as root, without them\n"
 "  --help                 this text\n"
 "  --help-env             environment variables Ferry understands (ferry_info --env)\n"
+"  --adopt-singleton      internal: started by a singleton MPI process that spawns\n"
+"                         (MPI_Comm_spawn without mpiexec); not for users\n"
 "\n"
 "Each process gets PMI_FD, PMI_RANK, PMI_SIZE, PMI_JOBID, FERRY_LOCAL_RANK and\n"
 "FERRY_LOCAL_SIZE. Rank 0 reads mpiexec's stdin; the others read /dev/null.\n"
@@ -308,6 +322,9 @@ static int parse_section(struct options *o, struct app *app, int argc, char **ar
             exit(0);
         } else if (strcmp(name, "help-env") == 0) {
             help_env();
+        } else if (strcmp(name, "adopt-singleton") == 0) {
+            usage_error("%s must be mpiexec's only argument (it is internal: a singleton MPI process "
+                        "that spawns starts mpiexec so)", a);
         } else {
             usage_error("unknown option '%s'", a);
         }
@@ -321,6 +338,59 @@ static void *alloc_array(size_t n, size_t size)
     if (!p)
         die("out of memory");
     return p;
+}
+
+int options_adopt_requested(int argc, char **argv)
+{
+    const char *name = argc >= 2 ? opt_name(argv[1]) : NULL;
+    return name && strcmp(name, "adopt-singleton") == 0;
+}
+
+static void __attribute__((noreturn)) adopt_error(const char *var, const char *val, const char *what)
+{
+    if (val)
+        fprintf(stderr, "mpiexec: --adopt-singleton: %s=%s %s\n", var, val, what);
+    else
+        fprintf(stderr, "mpiexec: --adopt-singleton: %s %s\n", var, what);
+    exit(2);
+}
+
+/* A strict decimal number from 0 to max; -1 when v is not one. */
+static long adopt_number(const char *v, long max)
+{
+    char *end;
+    errno = 0;
+    long n = v && *v ? strtol(v, &end, 10) : -1;
+    if (!v || !*v || errno || *end || n < 0 || n > max || !(*v >= '0' && *v <= '9'))
+        return -1;
+    return n;
+}
+
+/* --adopt-singleton: the singleton's descriptor and pid, from the environment. */
+static void parse_adopt(struct options *o, int argc, char **argv)
+{
+    if (argc != 2)
+        usage_error("%s takes no program and no other option (it is internal: a singleton MPI "
+                    "process that spawns starts mpiexec so)", argv[1]);
+    const char *fdv = getenv("PMI_FERRY_ADOPT_FD"), *pidv = getenv("PMI_FERRY_ADOPT_PID");
+    if (!fdv)
+        adopt_error("PMI_FERRY_ADOPT_FD", NULL, "is not set");
+    if (!pidv)
+        adopt_error("PMI_FERRY_ADOPT_PID", NULL, "is not set");
+    long fd = adopt_number(fdv, INT_MAX), pid = adopt_number(pidv, INT_MAX);
+    if (fd < 0)
+        adopt_error("PMI_FERRY_ADOPT_FD", fdv, "is not a descriptor number");
+    if (pid <= 0)
+        adopt_error("PMI_FERRY_ADOPT_PID", pidv, "is not a process id (a number > 0)");
+    struct stat sb;
+    if (fcntl((int)fd, F_GETFD) < 0)
+        adopt_error("PMI_FERRY_ADOPT_FD", fdv, "is not an open descriptor");
+    if (fstat((int)fd, &sb) != 0 || !S_ISSOCK(sb.st_mode))
+        adopt_error("PMI_FERRY_ADOPT_FD", fdv, "is not a socket");
+    o->adopt = 1;
+    o->adopt_fd = (int)fd;
+    o->adopt_pid = (pid_t)pid;
+    o->nprocs = 1;                          /* world 0: the singleton */
 }
 
 void options_parse(struct options *o, int argc, char **argv)
@@ -340,6 +410,11 @@ void options_parse(struct options *o, int argc, char **argv)
     const char *env_usize = getenv("MPIEXEC_UNIVERSE_SIZE");
     if (env_usize && *env_usize)
         o->usize = parse_usize(env_usize, "MPIEXEC_UNIVERSE_SIZE must be a number of processes (1-4096), not '%s'");
+
+    if (options_adopt_requested(argc, argv)) {
+        parse_adopt(o, argc, argv);
+        return;
+    }
 
     for (int i = 1;;) {
         struct app *app = &o->apps[o->napps];

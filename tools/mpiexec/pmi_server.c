@@ -13,6 +13,11 @@
  *   get_my_kvsname            -> my_kvsname kvsname=<its world's kvsname>
  *   get_universe_size         -> universe_size size=U   (-usize, else the larger of world 0's size
  *                                                      and the CPUs mpiexec may use)
+ *   get_universe              -> universe rc=0 universe=<jobid> secret=<32 hex digits>
+ *                                uid_base=<the requester's world's first uid> size=U
+ *                                (what a launched process finds in PMI_FERRY_UNIVERSE,
+ *                                _SECRET, _UID_BASE; an adopted singleton has no such
+ *                                variables and asks this; U as get_universe_size)
  *   put kvsname= key= value=  -> put_result rc=0 msg=success
  *   get kvsname= key=         -> get_result rc=0 msg=success value=   (rc=-1 when absent)
  *   barrier_in                -> barrier_out            (when all ranks of its world entered)
@@ -58,7 +63,13 @@
  * arguments per app with both wdir and port.
  *
  * A malformed or unsupported request fails the job: the client would
- * otherwise wait forever for an answer it cannot get. */
+ * otherwise wait forever for an answer it cannot get.
+ *
+ * A process's connection closing ends nothing by itself (its exit status,
+ * when mpiexec reaps it, tells), except for the adopted singleton of
+ * --adopt-singleton, which is no child of mpiexec: the end of its connection
+ * is its exit (job_adopted_closed, job.c). Its own cmd=abort fails the job
+ * without signalling it: it leaves by itself, with its error code. */
 #include "mpiexec.h"
 
 #include <errno.h>
@@ -170,6 +181,19 @@ int pmi_server_world_init(struct world *w)
     return 0;
 }
 
+int pmi_server_universe_size(const struct job *j)
+{
+    /* -usize, else what this machine runs well: a CPU per process */
+    int u = j->opt->usize;
+    if (!u) {
+        cpu_set_t set;
+        u = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+        if (u < j->worlds[0]->n)
+            u = j->worlds[0]->n;
+    }
+    return u;
+}
+
 /* ------------------------------------------------------------- replies */
 
 static void reply_raw(struct job *j, int r, const char *buf, size_t len)
@@ -184,7 +208,8 @@ static void reply_raw(struct job *j, int r, const char *buf, size_t len)
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             job_fail_rank(j, r, 1, "does not read its PMI replies");
         if (w < 0)
-            return;      /* EPIPE / ECONNRESET: it is gone; its exit status will tell */
+            return;      /* EPIPE / ECONNRESET: it is gone; its exit status (the adopted
+                            singleton: the end of its connection) will tell */
         buf += w;
         len -= (size_t)w;
     }
@@ -658,17 +683,15 @@ static void handle(struct job *j, int r, const char *line, size_t len)
     } else if (strcmp(cmd, "get_my_kvsname") == 0) {
         REPLY(j, r, "cmd", "my_kvsname", "kvsname", w->kvsname);
     } else if (strcmp(cmd, "get_universe_size") == 0) {
-        /* -usize, else what this machine runs well: a CPU per process */
-        int u = j->opt->usize;
-        if (!u) {
-            cpu_set_t set;
-            u = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-            if (u < j->worlds[0]->n)
-                u = j->worlds[0]->n;
-        }
         char n[16];
-        snprintf(n, sizeof n, "%d", u);
+        snprintf(n, sizeof n, "%d", pmi_server_universe_size(j));
         REPLY(j, r, "cmd", "universe_size", "size", n);
+    } else if (strcmp(cmd, "get_universe") == 0) {
+        char n[16], base[16];
+        snprintf(n, sizeof n, "%d", pmi_server_universe_size(j));
+        snprintf(base, sizeof base, "%d", w->base);
+        REPLY(j, r, "cmd", "universe", "rc", "0", "universe", j->jobid, "secret", j->secret,
+              "uid_base", base, "size", n);
     } else if (strcmp(cmd, "put") == 0) {
         const char *kvs = pmi_wire_get(&m, "kvsname");
         const char *key = pmi_wire_get(&m, "key");
@@ -729,6 +752,8 @@ static void handle(struct job *j, int r, const char *line, size_t len)
         if (pmi_wire_get_long(&m, "exitcode", &code) != 0)
             code = 1;
         int status = (int)(code & 0xff);
+        if (rk->adopted)     /* it exits by itself, with its code: not killed */
+            job_adopted_exited(j, r, (status ? status : 1) << 8);
         job_fail_rank(j, r, status ? status : 1,
                       "called MPI_Abort with error code %ld", code);
     } else {
@@ -812,6 +837,8 @@ static void close_pmi(struct job *j, int r)
     struct rank *rk = j->ranks[r];
     close(rk->pmi_fd);
     rk->pmi_fd = -1;
+    if (rk->adopted)
+        job_adopted_closed(j, r);      /* its exit: normal after finalize, else a failure */
     pmi_server_check_barrier(j);
 }
 
