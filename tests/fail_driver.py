@@ -27,7 +27,8 @@ differently):
     the victim exited) is in stdout: they were let finish (hydra and Open
     MPI's mpirun kill them)
   * kill/abort/exit0/nofinalize/spawnkill: a line on stderr names the failed rank
-    ("rank R" or "[R]"; spawnkill: "spawned rank 1 of world 1"); abort: exit status 3, and the line the victim printed
+    ("rank R" or "[R]"; spawnkill: "spawned rank 1 of world 1"); kill/spawnkill:
+    exit status 137 (128 + SIGKILL); abort: exit status 3, and the line the victim printed
     to stdout just before MPI_Abort (not flushed) is in the output; fatal:
     so is the line it printed (not flushed) before the erroneous MPI_Send
   * fatal: ONE stderr line names the rank, "MPI_Send" and the reason
@@ -179,6 +180,10 @@ def main():
                 fail("stderr does not name the failed rank %d" % victim)
             if a.mode == "nofinalize" and rc != 1:
                 fail("a rank that skipped MPI_Finalize gave exit status %d, expected 1" % rc)
+            if a.mode in ("kill", "spawnkill") and rc != 128 + signal.SIGKILL:
+                # mpiexec judges the victim's own death (status 128 + signal),
+                # not a later symptom of it (its PMI connection closing)
+                fail("a rank killed by SIGKILL gave exit status %d, expected %d" % (rc, 128 + signal.SIGKILL))
             if a.mode == "abort" and rc != 3:
                 fail("MPI_Abort(MPI_COMM_WORLD, 3) gave exit status %d, expected 3" % rc)
             if a.mode == "abort" and "calls MPI_Abort(3)" not in stdout:
