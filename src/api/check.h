@@ -6,6 +6,7 @@
 #define FERRY_API_CHECK_H
 #include <mpi.h>
 #include "core/comm.h"
+#include "core/info.h"
 #include "core/datatype.h"
 #include "core/error.h"
 #include "core/request.h"
@@ -49,6 +50,15 @@ static inline int check_init(const char *fn)
 static inline int check_out(const void *p, const char *what, const char *fn)
 {
     return FERRY_LIKELY(p != NULL) ? MPI_SUCCESS : ferry_error(NULL, MPI_ERR_ARG, fn, "%s is NULL", what);
+}
+
+/* An info argument: MPI_INFO_NULL or a live object (raised on c, NULL:
+ * MPI_COMM_WORLD's handler). */
+static inline int check_info_handle(struct ferry_comm *c, MPI_Info info, const char *fn)
+{
+    if (info != MPI_INFO_NULL && !ferry_info_get(info))
+        return ferry_error(c, MPI_ERR_INFO, fn, "invalid info handle 0x%x", (unsigned)info);
+    return MPI_SUCCESS;
 }
 
 static inline int check_comm(MPI_Comm h, struct ferry_comm **c, const char *fn)

@@ -72,20 +72,13 @@ static int check_port_name(const char *port, const char *fn)
     return MPI_SUCCESS;
 }
 
-static int check_info_arg(struct ferry_comm *c, MPI_Info info, const char *fn)
-{
-    if (info != MPI_INFO_NULL && !ferry_info_get(info))
-        return ferry_error(c, MPI_ERR_INFO, fn, "invalid info handle 0x%x", (unsigned)info);
-    return MPI_SUCCESS;
-}
-
 #pragma weak MPI_Open_port = PMPI_Open_port
 int PMPI_Open_port(MPI_Info info, char *port_name)
 {
     FERRY_API_ENTER();
     static const char fn[] = "MPI_Open_port";
     int rc = check_init(fn);
-    if (rc || (rc = check_info_arg(NULL, info, fn)) || (rc = check_out(port_name, "port_name", fn)))
+    if (rc || (rc = check_info_handle(NULL, info, fn)) || (rc = check_out(port_name, "port_name", fn)))
         return rc;
     if (ferry_port_open(port_name, MPI_MAX_PORT_NAME))
         return ferry_error(NULL, MPI_ERR_PORT, fn, "%s", errno == ENOTSUP ?
@@ -111,7 +104,7 @@ int PMPI_Close_port(const char *port_name)
 static int names(char op, const char *service, MPI_Info info, char *port, const char *fn)
 {
     int rc = check_init(fn);
-    if (rc || (rc = check_info_arg(NULL, info, fn)))
+    if (rc || (rc = check_info_handle(NULL, info, fn)))
         return rc;
     if (!service)
         return ferry_error(NULL, MPI_ERR_ARG, fn, "service_name is NULL");
@@ -157,7 +150,7 @@ static int accept_connect(const char *port, MPI_Info info, int root, MPI_Comm co
         return rc;
     if (root < 0 || root >= c->size)
         return ferry_error(c, MPI_ERR_ROOT, fn, "invalid root %d (communicator has %d ranks)", root, c->size);
-    if (c->rank == root && ((rc = check_port_name(port, fn)) || (rc = check_info_arg(c, info, fn))))
+    if (c->rank == root && ((rc = check_port_name(port, fn)) || (rc = check_info_handle(c, info, fn))))
         return rc;
     char why[256];
     if ((rc = ferry_universe_connect(c->rank == root ? port : "", root, c, accept, &ic, why, sizeof why)))

@@ -33,20 +33,8 @@ static void ic_max(void *arg, uint32_t *v)
 {
     struct ic_arg *a = arg;
     struct ferry_comm *lc = a->lc;
-    int n = lc->size, me = (lc->rank - a->local_leader + n) % n;
-    for (int mask = 1; mask < n; mask <<= 1) {
-        if (me & mask) {
-            ferry_comm_mgmt_send(lc, v, sizeof *v, (me - mask + a->local_leader) % n, TAG_IC_REDUCE);
-            break;
-        }
-        if (me + mask < n) {
-            uint32_t o;
-            ferry_comm_mgmt_recv(lc, &o, sizeof o, (me + mask + a->local_leader) % n, TAG_IC_REDUCE);
-            if (o > *v)
-                *v = o;
-        }
-    }
-    if (me == 0) {
+    ferry_comm_mgmt_reduce_max(lc, v, a->local_leader, TAG_IC_REDUCE);
+    if (lc->rank == a->local_leader) {
         uint32_t theirs;
         ferry_comm_mgmt_sendrecv(a->pc, v, sizeof *v, a->remote_leader, &theirs, sizeof theirs, a->remote_leader,
                                  a->tag);

@@ -251,8 +251,8 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
         return ferry_error(NULL, MPI_ERR_ARG, fn, "stringtag is NULL");
     if (!newcomm)
         return ferry_error(NULL, MPI_ERR_ARG, fn, "newcomm pointer is NULL");
-    if (info != MPI_INFO_NULL && !ferry_info_get(info))
-        return ferry_error(NULL, MPI_ERR_INFO, fn, "invalid info handle 0x%x", (unsigned)info);
+    if ((rc = check_info_handle(NULL, info, fn)))
+        return rc;
     rc = PMPI_Comm_create_group(MPI_COMM_WORLD, group, string_tag(stringtag, 0), newcomm);
     if (rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL)
         mark_sessions_model(*newcomm);

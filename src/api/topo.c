@@ -449,13 +449,6 @@ static int check_weights(struct ferry_comm *c, int n, const int *w, const char *
     return MPI_SUCCESS;
 }
 
-static int check_info_arg(struct ferry_comm *c, MPI_Info info, const char *fn)
-{
-    if (info != MPI_INFO_NULL && !ferry_info_get(info))
-        return ferry_error(c, MPI_ERR_INFO, fn, "invalid info handle 0x%x", (unsigned)info);
-    return MPI_SUCCESS;
-}
-
 #pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
 int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
                                     int outdegree, const int destinations[], const int destweights[], MPI_Info info,
@@ -472,7 +465,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     if ((rc = check_ranks(c, indegree, sources, "sources", fn)) ||
         (rc = check_ranks(c, outdegree, destinations, "destinations", fn)) ||
         (rc = check_weights(c, indegree, sourceweights, "sourceweights", fn)) ||
-        (rc = check_weights(c, outdegree, destweights, "destweights", fn)) || (rc = check_info_arg(c, info, fn)))
+        (rc = check_weights(c, outdegree, destweights, "destweights", fn)) || (rc = check_info_handle(c, info, fn)))
         return rc;
     if (!comm_dist_graph)
         return ferry_error(c, MPI_ERR_ARG, fn, "comm_dist_graph pointer is NULL");
@@ -516,7 +509,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     if (nedges > INT_MAX / 3)
         return ferry_error(c, MPI_ERR_ARG, fn, "too many edges (%ld)", nedges);
     if ((rc = check_ranks(c, (int)nedges, destinations, "destinations", fn)) ||
-        (rc = check_weights(c, (int)nedges, weights, "weights", fn)) || (rc = check_info_arg(c, info, fn)))
+        (rc = check_weights(c, (int)nedges, weights, "weights", fn)) || (rc = check_info_handle(c, info, fn)))
         return rc;
     if (!comm_dist_graph)
         return ferry_error(c, MPI_ERR_ARG, fn, "comm_dist_graph pointer is NULL");

@@ -293,6 +293,16 @@ void ferry_comm_mgmt_bcast(struct ferry_comm *c, void *buf, size_t n, int root, 
     free(map);
 }
 
+void ferry_comm_mgmt_reduce_max(struct ferry_comm *c, uint32_t *val, int root, int tag)
+{
+    int *map = ferry_xmalloc((size_t)c->size * sizeof(int));
+    for (int i = 0; i < c->size; i++)
+        map[i] = (i + root) % c->size;
+    struct vgroup v = {c, c->size, (c->rank - root + c->size) % c->size, map};
+    v_reduce_max(&v, val, tag);
+    free(map);
+}
+
 void ferry_comm_mgmt_allreduce_max(struct ferry_comm *c, uint32_t *val, int tag)
 {
     struct vgroup v = {c, c->size, c->rank, NULL};

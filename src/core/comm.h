@@ -143,6 +143,9 @@ void ferry_comm_mgmt_sendrecv(struct ferry_comm *c, const void *sbuf, size_t sn,
                               int src, int tag);
 /* Binomial broadcast over the intracommunicator c from root. */
 void ferry_comm_mgmt_bcast(struct ferry_comm *c, void *buf, size_t n, int root, int tag);
+/* Binomial max-reduction of *v over the intracommunicator c: root's *v
+ * becomes the maximum (the others' are partial). */
+void ferry_comm_mgmt_reduce_max(struct ferry_comm *c, uint32_t *v, int root, int tag);
 /* Binomial max-reduction of *v over c to root, then broadcast: every rank gets the max. */
 void ferry_comm_mgmt_allreduce_max(struct ferry_comm *c, uint32_t *v, int tag);
 /* Personalized exchange over the intracommunicator c: rank i sends scount[j]

@@ -157,7 +157,7 @@ struct join {
 static void join_max(void *arg, uint32_t *v)
 {
     struct join *j = arg;
-    ferry_comm_mgmt_allreduce_max(j->c, v, TAG_CONNECT);
+    ferry_comm_mgmt_reduce_max(j->c, v, j->root, TAG_CONNECT);
     if (j->c->rank == j->root) {
         uint32_t theirs = 0;
         if (j->broken || ferry_sock_write_all(j->fd, v, sizeof *v) || read_progress(j->fd, &theirs, sizeof theirs))

@@ -43,6 +43,7 @@ static struct {
     int nin, incap;
     struct pollfd *pfd;
     int pfdcap;
+    int pfd_stale;          /* S.in changed since pfd was filled */
     size_t pending;         /* sum of the out queues */
 } S = {.lfd = -1};
 
@@ -247,6 +248,7 @@ static void drop_in(int i)
     close(S.in[i].fd);
     free(S.in[i].buf);
     S.in[i] = S.in[--S.nin];
+    S.pfd_stale = 1;
 }
 
 static void accept_new(void)
@@ -264,6 +266,7 @@ static void accept_new(void)
             S.in = ferry_xrealloc(S.in, (size_t)S.incap * sizeof *S.in);
         }
         S.in[S.nin++] = (struct sock_in){.fd = fd, .uid = -1};
+        S.pfd_stale = 1;
     }
 }
 
@@ -330,10 +333,14 @@ static int read_in(int i)
     return deliver(i) < 0 ? -1 : 1;
 }
 
-/* The descriptors to watch: the listener, then every in connection. */
+/* The descriptors to watch: the listener, then every in connection;
+ * refilled only when a connection came or went (poll(2) leaves fd and
+ * events as they are). */
 static int fill_pollfds(void)
 {
     int nfd = S.nin + 1;
+    if (!S.pfd_stale && S.pfd)
+        return nfd;
     if (nfd > S.pfdcap) {
         S.pfdcap = 2 * nfd;
         S.pfd = ferry_xrealloc(S.pfd, (size_t)S.pfdcap * sizeof *S.pfd);
@@ -341,6 +348,7 @@ static int fill_pollfds(void)
     S.pfd[0] = (struct pollfd){.fd = S.lfd, .events = POLLIN};
     for (int i = 0; i < S.nin; i++)
         S.pfd[i + 1] = (struct pollfd){.fd = S.in[i].fd, .events = POLLIN};
+    S.pfd_stale = 0;
     return nfd;
 }
 
@@ -458,34 +466,29 @@ int ferry_sock_port_accept(int lfd)
     return fd;
 }
 
-int ferry_sock_write_all(int fd, const void *buf, size_t n)
+/* The whole buffer, one direction, blocking. */
+static int io_all(int fd, char *p, size_t n, int out)
 {
-    const char *p = buf;
     while (n) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
+        ssize_t k = out ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, 0);
+        if (k < 0 && errno == EINTR)
             continue;
-        if (w <= 0)
+        if (k <= 0)
             return -1;
-        p += w;
-        n -= (size_t)w;
+        p += k;
+        n -= (size_t)k;
     }
     return 0;
 }
 
+int ferry_sock_write_all(int fd, const void *buf, size_t n)
+{
+    return io_all(fd, (char *)buf, n, 1);
+}
+
 int ferry_sock_read_all(int fd, void *buf, size_t n)
 {
-    char *p = buf;
-    while (n) {
-        ssize_t r = recv(fd, p, n, 0);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        p += r;
-        n -= (size_t)r;
-    }
-    return 0;
+    return io_all(fd, buf, n, 0);
 }
 
 const struct ferry_transport ferry_transport_sock = {
