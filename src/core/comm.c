@@ -14,6 +14,7 @@
 #include "core/topo.h"
 #include "core/util.h"
 #include "proto/proto.h"
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -419,30 +420,44 @@ static void group_max(void *arg, uint32_t *v)
 /* Agree on n consecutive ids free at every member; max(arg, &v) turns v into
  * its maximum over the members.
  *
- * One thread in MPI at a time: nothing is allocated while the agreement runs,
- * so the maximum of the members' next free ids is free everywhere.
+ * A process with one thread in MPI at a time allocates nothing while the
+ * agreement runs, so the maximum of the members' next free ids is free there.
  *
- * MPI_THREAD_MULTIPLE: other threads may run agreements of their own on other
- * communicators meanwhile (each hands the lock over while it waits), and two
- * of them must not settle on the same id. Each attempt reserves a fresh block
- * p at once, so concurrent agreements of this process propose different
- * blocks; the candidate v (the largest proposal) is free here if it is p, if
- * nothing was taken since p (the next free id is p + n) or if it lies at or
- * above the next free id; then this member reserves it. A second maximum
- * tells whether any member found v taken, and if one did, all try again
- * (the ids of failed attempts are never used). */
+ * Under MPI_THREAD_MULTIPLE other threads may run agreements of their own on
+ * other communicators meanwhile (each hands the lock over while it waits),
+ * and two of them must not settle on the same id. Each attempt reserves a
+ * fresh block p at once, so concurrent agreements of this process propose
+ * different blocks; the candidate v (the largest proposal) is free here if it
+ * is p, if nothing was taken since p (the next free id is p + n) or if it
+ * lies at or above the next free id; then this member reserves it. A second
+ * maximum tells whether any member found v taken, and if one did, all try
+ * again (the ids of failed attempts are never used).
+ *
+ * Members choose their thread level each for itself (MPI-3.1 12.4.3: a
+ * spawned child, the other job of a connect, one rank of a job may differ),
+ * yet every member must run the same rounds. So the first round's proposals
+ * carry AGREE_THREADED (ids stay below it) from members that need the checked
+ * protocol: without it in the maximum, that round's v is the answer (one
+ * round, as before); with it, every member sees it and all run the checked
+ * protocol (one round more for the true maximum). A job of mixed levels hung
+ * in its first Comm_dup, and MPICH's threads/spawn tests (threaded parents,
+ * children in MPI_Init) broke their connection this way. */
+#define AGREE_THREADED 0x80000000u
+static_assert(FERRY_CTX_NB_BASE <= AGREE_THREADED, "context ids stay below the flag");
+
 uint32_t ferry_comm_agree_ctx_with(void (*max)(void *arg, uint32_t *v), void *arg, int n)
 {
-    if (!ferry_biglock_on) {
-        uint32_t v = next_ctx;
-        max(arg, &v);
-        ferry_comm_reserve_ctx(v, n);
-        return v;
-    }
     for (;;) {
         uint32_t p = next_ctx;
-        ferry_comm_reserve_ctx(p, n);
-        uint32_t v = p;
+        if (ferry_biglock_on)
+            ferry_comm_reserve_ctx(p, n);
+        uint32_t v = p | (ferry_biglock_on ? AGREE_THREADED : 0);
+        max(arg, &v);
+        if (!(v & AGREE_THREADED)) {
+            ferry_comm_reserve_ctx(v, n);
+            return v;
+        }
+        v = p;
         max(arg, &v);
         uint32_t next = next_ctx;
         uint32_t taken = !(v == p || next == p + (uint32_t)n || v >= next);
@@ -480,10 +495,12 @@ int ferry_comm_agree_ctx_group(struct ferry_comm *parent, struct ferry_group *g,
 uint32_t ferry_comm_inter_exchange_ctx(struct ferry_comm *ic, int n, const void *mine, size_t nmine, void **theirs,
                                        size_t *ntheirs)
 {
-    uint32_t v = next_ctx;
+    /* the flag as in ferry_comm_agree_ctx_with: threaded members on either
+     * side make both run the checked agreement (v may be another thread's) */
+    uint32_t v = next_ctx | (ferry_biglock_on ? AGREE_THREADED : 0);
     ferry_comm_inter_exchange(ic, &v, mine, nmine, theirs, ntheirs);
-    if (ferry_biglock_on)
-        return ferry_comm_agree_ctx_with(parent_max, ic, n);   /* v may be another thread's */
+    if (v & AGREE_THREADED)
+        return ferry_comm_agree_ctx_with(parent_max, ic, n);
     ferry_comm_reserve_ctx(v, n);
     return v;
 }

@@ -181,9 +181,12 @@ static int reach(const char *port, int accept, char *why, size_t whylen)
             snprintf(why, whylen, "port '%.120s' was not opened by this process (MPI_Open_port)", port);
             return -1;
         }
-        int fd;
-        while ((fd = ferry_sock_port_accept((*pp)->lfd)) < 0)
-            if (wait_readable((*pp)->lfd)) {
+        /* the descriptor, not the list link: while this thread waits,
+         * others open ports, and the link it found becomes theirs (two
+         * threads spawning at once took each other's children) */
+        int lfd = (*pp)->lfd, fd;
+        while ((fd = ferry_sock_port_accept(lfd)) < 0)
+            if (wait_readable(lfd)) {
                 snprintf(why, whylen, "waiting on the port failed: %s", strerror(errno));
                 return -1;
             }
