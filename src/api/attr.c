@@ -122,7 +122,9 @@ static int *predefined_comm_attr(int keyval)
     case MPI_HOST: return &attr_host;
     case MPI_IO: return &attr_io;
     case MPI_WTIME_IS_GLOBAL: return &attr_wtime_global;
-    case MPI_UNIVERSE_SIZE:
+    case MPI_UNIVERSE_SIZE:   /* no value unless the launcher gave one (-usize) */
+        if (ferry_rt.universe_size <= 0)
+            return NULL;
         attr_universe = ferry_rt.universe_size;
         return &attr_universe;
     case MPI_APPNUM:

@@ -18,7 +18,6 @@
 #include "transport/transport.h"
 #include "transport/sock/sock.h"
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,12 +84,7 @@ int ferry_init(int required, int *provided)
     if (info.rank == 0)   /* once per job */
         ferry_config_unknown(stderr);
     ferry_rt.appnum = info.appnum;
-    ferry_rt.universe_size = info.universe_size > 0 ? info.universe_size : info.size;
-    if (info.singleton) {   /* what it could spawn (its own mpiexec, ferry_universe_start): a CPU each */
-        cpu_set_t set;
-        if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 1)
-            ferry_rt.universe_size = CPU_COUNT(&set);
-    }
+    ferry_rt.universe_size = info.universe_size > 0 ? info.universe_size : 0;   /* 0: unset */
     ferry_rt.singleton = info.singleton;
     if (!info.singleton)
         set_stdout_buffering();

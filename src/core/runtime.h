@@ -44,7 +44,7 @@ enum ferry_init_state state;
     int local_rank, local_size;        /* ranks on this node */
     int thread_level;
     int appnum;
-    int universe_size;                 /* MPI_UNIVERSE_SIZE (the launcher's; else world_size) */
+    int universe_size;                 /* MPI_UNIVERSE_SIZE (the launcher's; 0: unset) */
     int singleton;
     int oversubscribed;                /* more local ranks than CPUs: waiting ranks sleep */
     int local_cpus;                    /* CPUs the local ranks run on (an estimate, see shm.c) */

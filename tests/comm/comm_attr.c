@@ -345,6 +345,14 @@ static void test_predefined(void)
         CHECK(!flag || *v == 0 || *v == 1, "MPI_WTIME_IS_GLOBAL %d", *v);
         CHECK_RC(MPI_Comm_get_attr(comms[i], MPI_UNIVERSE_SIZE, &v, &flag));
         CHECK(!flag || *v >= size, "MPI_UNIVERSE_SIZE %d < %d", *v, size);
+        /* the launcher's value, else none: Ferry's mpiexec and hydra leave it
+         * unset (a guess misleads programs that size their spawns by it) */
+        const char *usize = getenv("MPIEXEC_UNIVERSE_SIZE");
+        if (usize && *usize)
+            CHECK(flag && *v == atoi(usize), "MPI_UNIVERSE_SIZE: flag %d value %d, MPIEXEC_UNIVERSE_SIZE=%s", flag,
+                  flag ? *v : 0, usize);
+        else if (getenv("PMI_FERRY_UNIVERSE") || getenv("PMI_FD"))
+            CHECK(!flag, "MPI_UNIVERSE_SIZE has a value (%d) that nobody gave", *v);
         CHECK_RC(MPI_Comm_get_attr(comms[i], MPI_APPNUM, &v, &flag));
         CHECK(!flag || *v >= 0, "MPI_APPNUM %d", *v);
     }

@@ -11,8 +11,8 @@
  *   get_maxes                 -> maxes kvsname_max= keylen_max= vallen_max=
  *   get_appnum                -> appnum appnum=<the process's program, from 0 (MPMD, spawn_multiple)>
  *   get_my_kvsname            -> my_kvsname kvsname=<its world's kvsname>
- *   get_universe_size         -> universe_size size=U   (-usize, else the larger of world 0's size
- *                                                      and the CPUs mpiexec may use)
+ *   get_universe_size         -> universe_size size=U   (-usize; else -1, unset, as hydra
+ *                                                      answers: MPI_UNIVERSE_SIZE has no value)
  *   get_universe              -> universe rc=0 universe=<jobid> secret=<32 hex digits>
  *                                uid_base=<the requester's world's first uid> size=U
  *                                (what a launched process finds in PMI_FERRY_UNIVERSE,
@@ -183,15 +183,11 @@ int pmi_server_world_init(struct world *w)
 
 int pmi_server_universe_size(const struct job *j)
 {
-    /* -usize, else what this machine runs well: a CPU per process */
-    int u = j->opt->usize;
-    if (!u) {
-        cpu_set_t set;
-        u = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-        if (u < j->worlds[0]->n)
-            u = j->worlds[0]->n;
-    }
-    return u;
+    /* -usize, else unset (-1), as hydra leaves it: programs such as MPICH's
+     * spawn tests compare MPI_UNIVERSE_SIZE with their own size on both sides
+     * of a spawn, and a guess (a CPU per process) made a parent spawn children
+     * that then judged spawning impossible and skipped their half */
+    return j->opt->usize > 0 ? j->opt->usize : -1;
 }
 
 /* ------------------------------------------------------------- replies */
