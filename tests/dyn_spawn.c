@@ -285,6 +285,58 @@ static void names(const char *port)
     }
 }
 
+/* A connect with no accept on an open port times out with MPI_ERR_PORT
+ * (MPI-3.1 10.4.2; the info key "timeout", MPICH's, sets the time), and an
+ * accept that comes later pairs with the next connect, not the one that gave
+ * up (its connection still waits in the port's queue). Ranks 0 (the port's
+ * owner) and 1. */
+static void connect_timeout(const char *port)
+{
+    MPI_Comm ic;
+    if (rank == 1) {
+        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+        MPI_Info info;
+        CHECK_RC(MPI_Info_create(&info));
+        CHECK_RC(MPI_Info_set(info, "timeout", "0.3"));
+        double t0 = MPI_Wtime();
+        int rc = MPI_Comm_connect(port, info, 0, MPI_COMM_SELF, &ic), cls = -1;
+        double waited = MPI_Wtime() - t0;
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_PORT, "connect without an accept: %s", tc_errstr(rc));
+        CHECK(waited >= 0.29, "connect without an accept gave up after %.3f s, before its timeout 0.3 s", waited);
+        if (!tc_mpich_version()) {   /* MPICH reads the value with atoi */
+            CHECK_RC(MPI_Info_set(info, "timeout", "soon"));
+            rc = MPI_Comm_connect(port, info, 0, MPI_COMM_SELF, &ic);
+            MPI_Error_class(rc, &cls);
+            CHECK(cls == MPI_ERR_INFO_VALUE, "connect with timeout 'soon': %s", tc_errstr(rc));
+        }
+        CHECK_RC(MPI_Info_free(&info));
+        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+    }
+    if (!tc_mpich_version()) {   /* the root's bad argument fails the call on every member */
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        MPI_Info info;
+        CHECK_RC(MPI_Info_create(&info));
+        CHECK_RC(MPI_Info_set(info, "timeout", rank == 0 ? "-1" : "1"));
+        int rc = MPI_Comm_connect(port, info, 0, MPI_COMM_WORLD, &ic), cls = -1;
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_INFO_VALUE, "connect with the root's timeout -1: %s", tc_errstr(rc));
+        CHECK_RC(MPI_Info_free(&info));
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    }
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank > 1)
+        return;
+    if (rank == 0)
+        CHECK_RC(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic));
+    else
+        CHECK_RC(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic));
+    int v = 40 + rank, got = -1;
+    CHECK_RC(MPI_Sendrecv(&v, 1, MPI_INT, 0, 5, &got, 1, MPI_INT, 0, 5, ic, MPI_STATUS_IGNORE));
+    CHECK(got == 41 - rank, "accept after a timed-out connect: got %d", got);
+    CHECK_RC(MPI_Comm_disconnect(&ic));
+}
+
 static void ports(void)
 {
     char port[MPI_MAX_PORT_NAME] = "";
@@ -312,6 +364,8 @@ static void ports(void)
     }
     CHECK_RC(MPI_Comm_disconnect(&ic));
     CHECK_RC(MPI_Comm_free(&half));
+    if (!tc_is_open_mpi())   /* Open MPI 4.1 waits for an accept forever */
+        connect_timeout(port);
     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0) {
         CHECK_RC(MPI_Close_port(port));

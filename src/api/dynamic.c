@@ -16,6 +16,7 @@
 #include "api/comm_internal.h"
 #include "boot/boot.h"
 #include "core/comm.h"
+#include "core/config.h"
 #include "core/info.h"
 #include "core/universe.h"
 #include "core/util.h"
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #define TAG_SPAWN (-511)
+#define TAG_CONNECT_ARGS (-512)
 
 #pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
 int PMPI_Comm_get_parent(MPI_Comm *parent)
@@ -150,10 +152,23 @@ static int accept_connect(const char *port, MPI_Info info, int root, MPI_Comm co
         return rc;
     if (root < 0 || root >= c->size)
         return ferry_error(c, MPI_ERR_ROOT, fn, "invalid root %d (communicator has %d ranks)", root, c->size);
-    if (c->rank == root && ((rc = check_port_name(port, fn)) || (rc = check_info_handle(c, info, fn))))
-        return rc;
+    /* connect: the info key "timeout" (seconds, MPICH's name), else FERRY_CONNECT_TIMEOUT */
+    double timeout = ferry_cfg.connect_timeout > 0 ? (double)ferry_cfg.connect_timeout : -1;
+    int bad = 0;
+    if (c->rank == root && !(bad = check_port_name(port, fn)) && !(bad = check_info_handle(c, info, fn))) {
+        struct ferry_info *in = accept ? NULL : ferry_info_get(info);
+        const char *tv = in ? ferry_info_lookup(in, "timeout") : NULL;
+        char *end;
+        if (tv && ((timeout = strtod(tv, &end)) < 0 || end == tv || *end || timeout != timeout))
+            bad = ferry_error(c, MPI_ERR_INFO_VALUE, fn, "info key \"timeout\" must be seconds (>= 0), not '%s'",
+                              tv);
+    }
+    /* the root's arguments alone count: every member fails with it */
+    ferry_comm_mgmt_bcast(c, &bad, sizeof bad, root, TAG_CONNECT_ARGS);
+    if (bad)
+        return c->rank == root ? bad : ferry_error(c, bad, fn, "the root's port or info argument is invalid");
     char why[256];
-    if ((rc = ferry_universe_connect(c->rank == root ? port : "", root, c, accept, &ic, why, sizeof why)))
+    if ((rc = ferry_universe_connect(c->rank == root ? port : "", root, c, accept, timeout, &ic, why, sizeof why)))
         return ferry_error(c, rc, fn, "%s", why);
     *newcomm = ic->handle;
     return MPI_SUCCESS;
@@ -203,7 +218,7 @@ int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
                            "mpiexec, or out of descriptors)");
     struct ferry_comm *ic;
     char why[256];
-    rc = ferry_universe_connect(port, 0, ferry_comm_self, accept, &ic, why, sizeof why);
+    rc = ferry_universe_connect(port, 0, ferry_comm_self, accept, -1, &ic, why, sizeof why);
     if (accept)
         ferry_port_close(port);
     if (rc)
@@ -311,7 +326,7 @@ static int spawn(int count, char *cmds[], char **argvs[], const int maxprocs[], 
     ferry_comm_mgmt_bcast(c, &st, sizeof st, root, TAG_SPAWN);
     if (st.rc == MPI_SUCCESS) {
         char why[256];
-        rc = ferry_universe_connect(port, root, c, 1, &ic, why, sizeof why);
+        rc = ferry_universe_connect(port, root, c, 1, -1, &ic, why, sizeof why);
         if (c->rank == root)
             ferry_port_close(port);
         if (rc) {

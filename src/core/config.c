@@ -123,6 +123,10 @@ static const struct config_var vars[] = {
      "runs, 4 against 1: message rate 0-64 B 8.2-9.0M against 6.6-8.5M msg/s, bi-bandwidth unchanged. Not "
      "for every wait: with 4 pauses, waits for one or two requests (collectives, rendezvous) were up to 8% "
      "slower."},
+    {"FERRY_CONNECT_TIMEOUT", &ferry_cfg.connect_timeout, 180, 0, 1L << 30,
+     "Seconds MPI_Comm_connect waits for an MPI_Comm_accept on an open port before it fails with MPI_ERR_PORT "
+     "(MPI: the attempt times out after an implementation-defined time); 0: it waits for ever. The info key "
+     "\"timeout\" (seconds, as MPICH reads it) of a call overrides it."},
     {"FERRY_SPIN", &ferry_cfg.spin, 2000, 0, 1L << 40,
      "Empty progress polls a waiting rank makes before it yields the CPU (then once every 256 polls; oversubscribed ranks instead yield and sleep after a short spin)."},
     {"FERRY_THREAD_MAX", &ferry_cfg.thread_max, 3, 0, 3,

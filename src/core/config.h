@@ -29,6 +29,7 @@ struct ferry_config {
     long shm_fault_push;     /* testing: pushes (split single copy) after the first N fail (-1: off) */
     long shm_fault_pull;     /* testing: pulls after the first N fail with -EPERM (-1: off) */
     long spin;               /* empty progress polls before a waiting rank yields the CPU */
+    long connect_timeout;    /* seconds MPI_Comm_connect waits for an accept (0: for ever) */
     long verbose;            /* diagnostic output level */
     long stdout_buf;         /* enum ferry_stdout: stdout buffering under a launcher */
     long exit_grace_ms;      /* read by mpiexec (tools/mpiexec/main.c); listed here to be documented */

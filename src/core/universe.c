@@ -3,8 +3,14 @@
  * A port is a listening socket of the process that opened it; its name,
  * "ferry:<universe>:p<uid>-<n>", says which universe and which socket. To
  * connect two groups, each root reaches the other over that socket (the
- * accepting root takes a connection from it, the connecting root dials it);
- * then, collectively in each group:
+ * accepting root takes a connection from it, the connecting root dials it).
+ * A dial succeeds as soon as the kernel queues it, accept or not, so the
+ * roots shake hands: the accepting root sends ACCEPTED, the connecting root
+ * answers CONFIRMED. A connecting root that hears nothing within its timeout
+ * closes the socket and fails (MPI-3.1 10.4.2: the attempt times out); an
+ * accepting root that then finds the socket closed instead of confirmed
+ * takes the next connection, so a late accept never pairs with a caller that
+ * gave up. Then, collectively in each group:
  *   1. the root broadcasts whether it got through;
  *   2. a context id free in both groups is agreed: each group reduces its
  *      members' next free id, the roots swap theirs over the socket, each
@@ -125,7 +131,9 @@ static const char *port_socket(const char *port)
 
 /* ------------------------------------------------------- waiting on a socket */
 
-static int wait_readable(int fd)
+/* 0 when fd is readable, 1 when deadline (ferry_now() seconds; < 0: none)
+ * passed first, -1 on an error. */
+static int wait_readable_until(int fd, double deadline)
 {
     struct ferry_waiter w = {0};
     for (;;) {
@@ -135,8 +143,15 @@ static int wait_readable(int fd)
             return 0;
         if (r < 0 && errno != EINTR)
             return -1;
+        if (deadline >= 0 && ferry_now() >= deadline)
+            return 1;
         ferry_progress_wait(&w);
     }
+}
+
+static int wait_readable(int fd)
+{
+    return wait_readable_until(fd, -1);
 }
 
 static int read_progress(int fd, void *buf, size_t n)
@@ -168,8 +183,28 @@ static void join_max(void *arg, uint32_t *v)
     ferry_comm_mgmt_bcast(j->c, v, sizeof *v, j->root, TAG_CONNECT);
 }
 
+enum { PORT_ACCEPTED = 'A', PORT_CONFIRMED = 'C' };
+
+/* Accepting root: a connection whose caller confirms the handshake. */
+static int take_connection(int lfd, char *why, size_t whylen)
+{
+    for (;;) {
+        int fd;
+        while ((fd = ferry_sock_port_accept(lfd)) < 0)
+            if (wait_readable(lfd)) {
+                snprintf(why, whylen, "waiting on the port failed: %s", strerror(errno));
+                return -1;
+            }
+        char a = PORT_ACCEPTED, c = 0;
+        if (!ferry_sock_write_all(fd, &a, 1) && !read_progress(fd, &c, 1) && c == PORT_CONFIRMED)
+            return fd;
+        ferry_log(1, "a connection to a port closed before the accept took it (its connect timed out)");
+        close(fd);
+    }
+}
+
 /* Root: reach the other root. The socket, or -1 with a reason. */
-static int reach(const char *port, int accept, char *why, size_t whylen)
+static int reach(const char *port, int accept, double timeout, char *why, size_t whylen)
 {
     if (!ferry_universe_ready()) {
         snprintf(why, whylen, "this process was not started by Ferry's mpiexec, which alone connects jobs");
@@ -184,13 +219,7 @@ static int reach(const char *port, int accept, char *why, size_t whylen)
         /* the descriptor, not the list link: while this thread waits,
          * others open ports, and the link it found becomes theirs (two
          * threads spawning at once took each other's children) */
-        int lfd = (*pp)->lfd, fd;
-        while ((fd = ferry_sock_port_accept(lfd)) < 0)
-            if (wait_readable(lfd)) {
-                snprintf(why, whylen, "waiting on the port failed: %s", strerror(errno));
-                return -1;
-            }
-        return fd;
+        return take_connection((*pp)->lfd, why, whylen);
     }
     const char *sock = port_socket(port);
     if (!sock) {
@@ -199,20 +228,32 @@ static int reach(const char *port, int accept, char *why, size_t whylen)
         return -1;
     }
     int fd = ferry_sock_port_dial(sock);
-    if (fd < 0)
+    if (fd < 0) {
         snprintf(why, whylen, "nobody listens on port '%.120s' (closed, or its process is gone)", port);
-    return fd;
+        return -1;
+    }
+    char a = 0, c = PORT_CONFIRMED;
+    int r = wait_readable_until(fd, timeout >= 0 ? ferry_now() + timeout : -1);
+    if (r == 0 && !ferry_sock_read_all(fd, &a, 1) && a == PORT_ACCEPTED && !ferry_sock_write_all(fd, &c, 1))
+        return fd;
+    close(fd);
+    if (r == 1)
+        snprintf(why, whylen, "no MPI_Comm_accept on port '%.80s' within %g s (info key \"timeout\" or "
+                 "FERRY_CONNECT_TIMEOUT)", port, timeout);
+    else
+        snprintf(why, whylen, "port '%.120s' closed before it accepted the connection", port);
+    return -1;
 }
 
-int ferry_universe_connect(const char *port, int root, struct ferry_comm *c, int accept, struct ferry_comm **out,
-                           char *why, size_t whylen)
+int ferry_universe_connect(const char *port, int root, struct ferry_comm *c, int accept, double timeout,
+                           struct ferry_comm **out, char *why, size_t whylen)
 {
     struct join j = {.c = c, .root = root, .fd = -1};
     struct {
         int rc;
         char why[200];
     } st = {0};
-    if (c->rank == root && (j.fd = reach(port, accept, st.why, sizeof st.why)) < 0)
+    if (c->rank == root && (j.fd = reach(port, accept, timeout, st.why, sizeof st.why)) < 0)
         st.rc = MPI_ERR_PORT;
     ferry_comm_mgmt_bcast(c, &st, sizeof st, root, TAG_CONNECT);   /* 1. */
     if (st.rc) {
@@ -270,7 +311,8 @@ void ferry_universe_init(const struct ferry_boot_info *info)
     char why[256];
     if (!U.name[0])
         ferry_fatal("MPI_Init: spawned, but cannot reach the other worlds of the universe");
-    if (ferry_universe_connect(info->parent_port, 0, ferry_comm_world, 0, &ferry_universe_parent, why, sizeof why))
+    if (ferry_universe_connect(info->parent_port, 0, ferry_comm_world, 0, -1, &ferry_universe_parent, why,
+                               sizeof why))
         ferry_fatal("MPI_Init: cannot connect to the parents: %s", why);
     snprintf(ferry_universe_parent->name, sizeof ferry_universe_parent->name, "MPI_COMM_PARENT");
 }

@@ -33,9 +33,12 @@ int ferry_port_close(const char *name);
 
 /* Collective over the intracommunicator c: connect c's group with the group
  * that does the opposite (accept against connect) on the same port; root's
- * port argument alone counts. Returns MPI_SUCCESS with the new
- * intercommunicator in *out, or an error class with a reason in why. */
-int ferry_universe_connect(const char *port, int root, struct ferry_comm *c, int accept, struct ferry_comm **out,
+ * port argument alone counts. A connecting root gives up after timeout
+ * seconds without an accept (< 0: never); accepting waits for ever. Returns
+ * MPI_SUCCESS with the new intercommunicator in *out, or an error class with
+ * a reason in why. */
+int ferry_universe_connect(const char *port, int root, struct ferry_comm *c, int accept, double timeout,
+                           struct ferry_comm **out,
                            char *why, size_t whylen);
 
 #endif
