@@ -431,7 +431,9 @@ def run_machine(args, outdir, builddir):
         return None, None
     csv_path = os.path.join(outdir, "machine.csv")
     mmin = args.min_size if parse_size(args.min_size) > 0 else "1"
-    cmd = [exe, "all", "--csv", csv_path, "--reps", str(args.reps), "--min-size", mmin,
+    # collectives alone need only the barrier's floor (cache line, CPU hand-over)
+    which = "all" if any(t in P2P_TESTS for t in args.tests) else "cacheline_lat,yield_switch"
+    cmd = [exe, which, "--csv", csv_path, "--reps", str(args.reps), "--min-size", mmin,
            "--max-size", args.max_size, "--factor", str(args.factor)]
     if args.scale != 1.0:
         cmd += ["--scale", str(args.scale)]
@@ -489,17 +491,27 @@ def fmt_val(v, unit):
     return "%.0f" % v if v >= 100 else "%.2f" % v
 
 
-def machine_limit(test, size, m):
-    """The machine's best for `test` at `size` (bound), or None.
+def machine_limit(test, size, m, np_=2, ncpu=2):
+    """The machine's best for `test` at `size` with np_ ranks on ncpu CPUs (bound), or None.
 
     latency, multi_lat: cache-line one-way latency + size / best single-copy
         bandwidth at that size (max of memcpy and process_vm_readv): a floor.
     bw: memcpy bandwidth at that size (one copy by the receiver): a ceiling.
     bibw: 2 x memcpy bandwidth (each core copies one direction): a ceiling.
+    barrier: a cache-line one-way latency (every rank's arrival must reach
+        the others), plus, when ranks outnumber CPUs, one CPU hand-over per
+        extra rank on the busiest CPU (each must run between two barriers,
+        and the CPUs hand over in parallel): a floor.
     """
     if not m:
         return None
     cl = m.get(("cacheline_lat", 64))
+    if test == "barrier":
+        per_cpu = -(-np_ // max(ncpu, 1))
+        ys = m.get(("yield_switch", 0))
+        if cl is None or (per_cpu > 1 and ys is None):
+            return None
+        return cl + (per_cpu - 1) * (ys or 0)
     mc = m.get(("memcpy_bw", size))
     cma = m.get(("cma_bw", size))
     if test in ("latency", "multi_lat"):
@@ -617,17 +629,23 @@ def make_summary(libs, tests, nps, res, mach, args, meta):
              "is Ferry as a fraction of this machine's own limit (latency: floor / ferry; bandwidth: "
              "ferry / ceiling); 1.00 means at the limit. Machine limits: latency floor = cache-line "
              "one-way latency + size / best single-copy bandwidth; bw ceiling = memcpy bandwidth at that "
-             "size (hot buffers); bibw ceiling = 2 x memcpy. Collectives: time per call, max over ranks; "
+             "size (hot buffers); bibw ceiling = 2 x memcpy; barrier floor = cache-line latency + one CPU "
+             "hand-over (two processes on one CPU, sched_yield) per extra rank on the busiest CPU. Collectives: time per call, max over ranks; "
              "sizes are bytes per rank. Nonblocking collectives: **overall** = start + compute for "
              "t_pure (MPI_Test every few us) + wait; **pure** = start + wait; **overlap** = "
              "max(0, 1 - (overall - compute) / pure).")
     if m_cl := mach.get(("cacheline_lat", 64)):
         L.append("")
-        L.append("Machine: cache-line one-way latency %.3f us; memcpy peak %s MB/s; process_vm_readv peak %s." % (
-            m_cl,
-            fmt_val(max([v for (t, s), v in mach.items() if t == "memcpy_bw"] or [0]), "MB/s"),
-            (fmt_val(max(v for (t, s), v in mach.items() if t == "cma_bw"), "MB/s") + " MB/s")
-            if any(t == "cma_bw" for (t, s) in mach) else "n/a"))
+        facts = ["cache-line one-way latency %.3f us" % m_cl]
+        if ys := mach.get(("yield_switch", 0)):
+            facts.append("CPU hand-over between two processes on one CPU %.3f us" % ys)
+        if any(t == "memcpy_bw" for (t, s) in mach):
+            facts.append("memcpy peak %s MB/s" % fmt_val(max(v for (t, s), v in mach.items() if t == "memcpy_bw"),
+                                                        "MB/s"))
+            facts.append("process_vm_readv peak %s" % (
+                (fmt_val(max(v for (t, s), v in mach.items() if t == "cma_bw"), "MB/s") + " MB/s")
+                if any(t == "cma_bw" for (t, s) in mach) else "n/a"))
+        L.append("Machine: %s." % "; ".join(facts))
 
     # ---- targets overview (collectives) ----
     ov = overview(present, tests, nps, res) if has_ferry and peers else []
@@ -678,8 +696,8 @@ def make_summary(libs, tests, nps, res, mach, args, meta):
             L.append("## %s, %s -- %s [%s, %s is better]" % (
                 test, np_label(np_), title, unit, "lower" if lower else "higher"))
             L.append("")
-            mtest = mach if test in P2P_TESTS else {}
-            has_lim = any(machine_limit(test, sz, mtest) is not None for sz in sizes)
+            mtest = mach if test in P2P_TESTS or test == "barrier" else {}
+            has_lim = any(machine_limit(test, sz, mtest, np_, ncpu) is not None for sz in sizes)
             hdr = ["size"] + [l.name for l in present]
             if has_lim:
                 hdr.append("machine %s" % ("floor" if lower else "ceiling"))
@@ -698,7 +716,7 @@ def make_summary(libs, tests, nps, res, mach, args, meta):
                 row = ["-" if test in SIZELESS else fmt_size(sz)]
                 vals = {k: d.get((test, sz)) for k, d in r.items()}
                 row += [fmt_val(vals[l.key], unit) for l in present]
-                lim = machine_limit(test, sz, mtest)
+                lim = machine_limit(test, sz, mtest, np_, ncpu)
                 if has_lim:
                     row.append(fmt_val(lim, unit))
                 f = vals.get("ferry")
@@ -769,6 +787,13 @@ def make_plots(libs, tests, nps, res, mach, outdir):
             if not any_bar:
                 plt.close(fig)
                 continue
+            labelled = False
+            for j, n in enumerate(nps):   # the machine's floor over each group of bars
+                f = machine_limit(test, 0, mach, n, os.cpu_count() or 1)
+                if f:
+                    ax.hlines(f, j - w / 2, j + 0.8 - w / 2, colors="k", linestyles="--", linewidth=1.3,
+                              label=None if labelled else "machine floor (cache line + CPU hand-overs)")
+                    labelled = True
             ax.set_xticks([j + 0.4 - w / 2 for j in range(len(nps))])
             ax.set_xticklabels([np_label(n) for n in nps])
             ax.set_yscale("log")
@@ -793,7 +818,7 @@ def make_plots(libs, tests, nps, res, mach, outdir):
                 fig, ax = plt.subplots(figsize=(8, 5.2), dpi=110)
                 ax2 = None
             lines(ax, test, np_, suffix=" overall" if ax2 else "")
-            mtest = mach if test in P2P_TESTS else {}
+            mtest = mach if test in P2P_TESTS or test == "barrier" else {}
             if ax2 is not None:
                 lines(ax, test + "_pure", np_, style=":", suffix=" pure")
                 ax2.set_title("overlap of computation and communication", fontsize=10)
@@ -808,7 +833,7 @@ def make_plots(libs, tests, nps, res, mach, outdir):
                 ax2.set_ylabel("overlap (%)")
                 size_axis(ax2, sizes)
                 ax2.legend(fontsize=9)
-            lim = [(s, machine_limit(test, s, mtest)) for s in sizes]
+            lim = [(s, machine_limit(test, s, mtest, np_, os.cpu_count() or 1)) for s in sizes]
             lim = [(s, v) for s, v in lim if v]
             if lim:
                 ax.plot([p[0] for p in lim], [p[1] for p in lim], "k--", linewidth=1.3,
@@ -1093,7 +1118,7 @@ def main():
 
     meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "cpu": cpu_model()}
     mach_csv = None
-    if not args.no_machine and any(t in P2P_TESTS for t in args.tests):
+    if not args.no_machine and any(t in P2P_TESTS or t == "barrier" for t in args.tests):
         mach_csv, meta["machine_cmd"] = run_machine(args, outdir, builddir)
     for np_ in nps:  # every library at one rank count, then the next count
         if args.rounds == 1:

@@ -11,6 +11,12 @@
  *                  the other core reads the parent's buffer (the single-copy
  *                  path MPI libraries use for large messages); "n/a" when the
  *                  kernel refuses (EPERM under ptrace restrictions, ENOSYS). [MB/s]
+ *   yield_switch   one hand-over of a CPU between two processes pinned to it,
+ *                  each spinning on a shared flag with sched_yield between
+ *                  looks: what a rank waiting for a rank on its own CPU pays
+ *                  at least once per exchange when ranks outnumber CPUs (the
+ *                  floor of an oversubscribed barrier: one hand-over per
+ *                  extra rank on a CPU).                                   [us]
  *
  * Output: a human table on stdout, and with --csv FILE rows of
  * library,test,size,value,unit with library = "machine" (1 MB = 1e6 B).
@@ -193,6 +199,55 @@ static void cacheline_latency(void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* CPU hand-over between two processes on one CPU                            */
+
+static void yield_switch(void)
+{
+    const long iters = iters_for_bytes(1, 50000.0, 1000, 50000);
+    const long warm = iters / 10;
+    struct pingpong_shm *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (s == MAP_FAILED) {
+        perror("mmap");
+        emit("yield_switch", 0, 0, "us", 0);
+        return;
+    }
+    atomic_store(&s->flag, 0);
+    const long total = (long)reps * (warm + iters);
+    /* both on core_a: each look at the flag that finds the other's turn
+     * gives the CPU away, so every hand-over is one context switch */
+    pin(core_a);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("fork");
+        emit("yield_switch", 0, 0, "us", 0);
+        return;
+    }
+    if (pid == 0) {
+        for (long i = 0; i < total; i++) {
+            while (atomic_load_explicit(&s->flag, memory_order_acquire) != 2 * i + 1)
+                sched_yield();
+            atomic_store_explicit(&s->flag, 2 * i + 2, memory_order_release);
+        }
+        _exit(0);
+    }
+    double v[MAX_REPS];
+    long i = 0;
+    for (int r = 0; r < reps; r++) {
+        double t0 = 0;
+        for (long k = 0; k < warm + iters; k++, i++) {
+            if (k == warm) t0 = now();
+            atomic_store_explicit(&s->flag, 2 * i + 1, memory_order_release);
+            while (atomic_load_explicit(&s->flag, memory_order_acquire) != 2 * i + 2)
+                sched_yield();
+        }
+        v[r] = (now() - t0) * 1e6 / (2.0 * (double)iters);
+    }
+    waitpid(pid, NULL, 0);
+    munmap(s, sizeof *s);
+    emit("yield_switch", 0, summarize(v, reps, 1), "us", 1);
+}
+
+/* ------------------------------------------------------------------------ */
 /* memcpy                                                                    */
 
 /* through a volatile pointer so the compiler cannot drop or shorten copies */
@@ -314,7 +369,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: ferry-machine-limits [TEST[,TEST...]|all] [options]\n"
-            "tests: cacheline_lat, memcpy_bw, cma_bw (default all)\n"
+            "tests: cacheline_lat, yield_switch, memcpy_bw, cma_bw (default all)\n"
             "  --min-size S   smallest size for the bandwidth tests (default 1; 0 is skipped)\n"
             "  --max-size S   largest size (default 16M); suffixes K, M, G\n"
             "  --factor F     size step multiplier (default 2)\n"
@@ -359,7 +414,8 @@ int main(int argc, char **argv)
     int do_cl = all || strstr(which, "cacheline_lat");
     int do_mc = all || strstr(which, "memcpy_bw");
     int do_cma = all || strstr(which, "cma_bw");
-    if (!do_cl && !do_mc && !do_cma) { usage(stderr); return 2; }
+    int do_ys = all || strstr(which, "yield_switch");
+    if (!do_cl && !do_mc && !do_cma && !do_ys) { usage(stderr); return 2; }
 
     if (csv_path) {
         csv = fopen(csv_path, "w");
@@ -373,6 +429,7 @@ int main(int argc, char **argv)
     printf("  %-14s %12s %14s %s\n", "test", "size", "value", "unit");
 
     if (do_cl) cacheline_latency();
+    if (do_ys) yield_switch();
 
     if (do_mc || do_cma) {
         char *src = NULL, *dst = NULL;
