@@ -693,13 +693,17 @@ int MPI_Request_free(MPI_Request *request);
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
 int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
                 MPI_Status *status);
-int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+/* Status arrays are declared as pointers (the same type as MPICH's
+ * `MPI_Status array_of_statuses[]`): GCC takes an array parameter for one
+ * whose elements the function accesses, and warns about MPI_STATUSES_IGNORE
+ * in every caller (tests/header/sentinels.c). */
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses);
 int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
-                MPI_Status array_of_statuses[]);
+                MPI_Status *array_of_statuses);
 int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
-                 int array_of_indices[], MPI_Status array_of_statuses[]);
+                 int array_of_indices[], MPI_Status *array_of_statuses);
 int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
-                 int array_of_indices[], MPI_Status array_of_statuses[]);
+                 int array_of_indices[], MPI_Status *array_of_statuses);
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
@@ -1954,13 +1958,13 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index,
 int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
                  MPI_Status *status);
 int PMPI_Waitall(int count, MPI_Request array_of_requests[],
-                 MPI_Status array_of_statuses[]);
+                 MPI_Status *array_of_statuses);
 int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
-                 MPI_Status array_of_statuses[]);
+                 MPI_Status *array_of_statuses);
 int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
-                  int array_of_indices[], MPI_Status array_of_statuses[]);
+                  int array_of_indices[], MPI_Status *array_of_statuses);
 int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
-                  int array_of_indices[], MPI_Status array_of_statuses[]);
+                  int array_of_indices[], MPI_Status *array_of_statuses);
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
