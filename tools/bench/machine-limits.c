@@ -145,42 +145,41 @@ struct pingpong_shm {
     _Alignas(128) atomic_int go;
 };
 
-static void cacheline_latency(void)
+/* Two processes hand the flag back and forth, the parent on cpu_parent and
+ * the child on cpu_child, each waiting for its turn with a pause
+ * (yield = 0) or sched_yield (yield = 1); emits the time per hand-over. */
+static void flag_pingpong(const char *test, size_t size, double budget, int cpu_parent, int cpu_child, int yield)
 {
-    const long iters = iters_for_bytes(1, 200000.0, 1000, 200000);
+    const long iters = iters_for_bytes(1, budget, 1000, (long)budget);
     const long warm = iters / 10;
     struct pingpong_shm *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE,
                                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (s == MAP_FAILED) {
         perror("mmap");
-        emit("cacheline_lat", 64, 0, "us", 0);
+        emit(test, size, 0, "us", 0);
         return;
     }
-    if (core_a < 0 || core_b < 0)
-        fprintf(stderr, "machine-limits: fewer than two usable CPUs; ping-pong is not pinned\n");
     atomic_store(&s->flag, 0);
     atomic_store(&s->go, 0);
     const long total = (long)reps * (warm + iters);
+    pin(cpu_parent);   /* before the fork: the child starts there too */
     pid_t pid = fork();
     if (pid < 0) {
         perror("fork");
-        emit("cacheline_lat", 64, 0, "us", 0);
+        emit(test, size, 0, "us", 0);
         return;
     }
+#define WAIT_UNTIL(cond) do { while (!(cond)) { if (yield) sched_yield(); else cpu_relax(); } } while (0)
     if (pid == 0) {
-        pin(core_b);
+        pin(cpu_child);
         atomic_store(&s->go, 1);
         for (long i = 0; i < total; i++) {
-            long want = 2 * i + 1;
-            while (atomic_load_explicit(&s->flag, memory_order_acquire) != want)
-                cpu_relax();
-            atomic_store_explicit(&s->flag, want + 1, memory_order_release);
+            WAIT_UNTIL(atomic_load_explicit(&s->flag, memory_order_acquire) == 2 * i + 1);
+            atomic_store_explicit(&s->flag, 2 * i + 2, memory_order_release);
         }
         _exit(0);
     }
-    pin(core_a);
-    while (!atomic_load(&s->go))
-        ;
+    WAIT_UNTIL(atomic_load(&s->go));
     double v[MAX_REPS];
     long i = 0;
     for (int r = 0; r < reps; r++) {
@@ -188,63 +187,31 @@ static void cacheline_latency(void)
         for (long k = 0; k < warm + iters; k++, i++) {
             if (k == warm) t0 = now();
             atomic_store_explicit(&s->flag, 2 * i + 1, memory_order_release);
-            while (atomic_load_explicit(&s->flag, memory_order_acquire) != 2 * i + 2)
-                cpu_relax();
+            WAIT_UNTIL(atomic_load_explicit(&s->flag, memory_order_acquire) == 2 * i + 2);
         }
         v[r] = (now() - t0) * 1e6 / (2.0 * (double)iters);
     }
+#undef WAIT_UNTIL
     waitpid(pid, NULL, 0);
     munmap(s, sizeof *s);
-    emit("cacheline_lat", 64, summarize(v, reps, 1), "us", 1);
+    emit(test, size, summarize(v, reps, 1), "us", 1);
+}
+
+static void cacheline_latency(void)
+{
+    if (core_a < 0 || core_b < 0)
+        fprintf(stderr, "machine-limits: fewer than two usable CPUs; ping-pong is not pinned\n");
+    flag_pingpong("cacheline_lat", 64, 200000.0, core_a, core_b, 0);
 }
 
 /* ------------------------------------------------------------------------ */
 /* CPU hand-over between two processes on one CPU                            */
 
+/* Both on core_a: each look at the flag that finds the other's turn gives
+ * the CPU away, so every hand-over is one context switch. */
 static void yield_switch(void)
 {
-    const long iters = iters_for_bytes(1, 50000.0, 1000, 50000);
-    const long warm = iters / 10;
-    struct pingpong_shm *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (s == MAP_FAILED) {
-        perror("mmap");
-        emit("yield_switch", 0, 0, "us", 0);
-        return;
-    }
-    atomic_store(&s->flag, 0);
-    const long total = (long)reps * (warm + iters);
-    /* both on core_a: each look at the flag that finds the other's turn
-     * gives the CPU away, so every hand-over is one context switch */
-    pin(core_a);
-    pid_t pid = fork();
-    if (pid < 0) {
-        perror("fork");
-        emit("yield_switch", 0, 0, "us", 0);
-        return;
-    }
-    if (pid == 0) {
-        for (long i = 0; i < total; i++) {
-            while (atomic_load_explicit(&s->flag, memory_order_acquire) != 2 * i + 1)
-                sched_yield();
-            atomic_store_explicit(&s->flag, 2 * i + 2, memory_order_release);
-        }
-        _exit(0);
-    }
-    double v[MAX_REPS];
-    long i = 0;
-    for (int r = 0; r < reps; r++) {
-        double t0 = 0;
-        for (long k = 0; k < warm + iters; k++, i++) {
-            if (k == warm) t0 = now();
-            atomic_store_explicit(&s->flag, 2 * i + 1, memory_order_release);
-            while (atomic_load_explicit(&s->flag, memory_order_acquire) != 2 * i + 2)
-                sched_yield();
-        }
-        v[r] = (now() - t0) * 1e6 / (2.0 * (double)iters);
-    }
-    waitpid(pid, NULL, 0);
-    munmap(s, sizeof *s);
-    emit("yield_switch", 0, summarize(v, reps, 1), "us", 1);
+    flag_pingpong("yield_switch", 0, 50000.0, core_a, core_a, 1);
 }
 
 /* ------------------------------------------------------------------------ */
