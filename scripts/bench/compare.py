@@ -47,6 +47,8 @@ NBC_TESTS = ["ibarrier", "ibcast", "iallreduce", "iallgather", "ialltoall"]
 COLL_TESTS = BLOCKING_COLL + NBC_TESTS
 ALL_TESTS = P2P_TESTS + COLL_TESTS
 SIZELESS = {"barrier", "ibarrier"}
+# tests the machine bounds (machine_limit): the point-to-point ones and the barrier
+LIMITED_TESTS = P2P_TESTS + ["barrier"]
 SHORTHANDS = {"p2p": P2P_TESTS, "coll": COLL_TESTS, "all": ALL_TESTS}
 ALL_LIBS = ["ferry", "openmpi", "mpich"]
 LIB_NAMES = {"ferry": "Ferry", "openmpi": "Open MPI", "mpich": "MPICH", "machine": "machine"}
@@ -696,7 +698,7 @@ def make_summary(libs, tests, nps, res, mach, args, meta):
             L.append("## %s, %s -- %s [%s, %s is better]" % (
                 test, np_label(np_), title, unit, "lower" if lower else "higher"))
             L.append("")
-            mtest = mach if test in P2P_TESTS or test == "barrier" else {}
+            mtest = mach if test in LIMITED_TESTS else {}
             has_lim = any(machine_limit(test, sz, mtest, np_, ncpu) is not None for sz in sizes)
             hdr = ["size"] + [l.name for l in present]
             if has_lim:
@@ -745,6 +747,7 @@ def make_plots(libs, tests, nps, res, mach, outdir):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    ncpu = os.cpu_count() or 1
     paths = []
     present = [l for l in libs if any(res.get((l.key, n)) for n in nps)]
 
@@ -789,7 +792,7 @@ def make_plots(libs, tests, nps, res, mach, outdir):
                 continue
             labelled = False
             for j, n in enumerate(nps):   # the machine's floor over each group of bars
-                f = machine_limit(test, 0, mach, n, os.cpu_count() or 1)
+                f = machine_limit(test, 0, mach, n, ncpu)
                 if f:
                     ax.hlines(f, j - w / 2, j + 0.8 - w / 2, colors="k", linestyles="--", linewidth=1.3,
                               label=None if labelled else "machine floor (cache line + CPU hand-overs)")
@@ -818,7 +821,7 @@ def make_plots(libs, tests, nps, res, mach, outdir):
                 fig, ax = plt.subplots(figsize=(8, 5.2), dpi=110)
                 ax2 = None
             lines(ax, test, np_, suffix=" overall" if ax2 else "")
-            mtest = mach if test in P2P_TESTS or test == "barrier" else {}
+            mtest = mach if test in P2P_TESTS else {}
             if ax2 is not None:
                 lines(ax, test + "_pure", np_, style=":", suffix=" pure")
                 ax2.set_title("overlap of computation and communication", fontsize=10)
@@ -833,7 +836,7 @@ def make_plots(libs, tests, nps, res, mach, outdir):
                 ax2.set_ylabel("overlap (%)")
                 size_axis(ax2, sizes)
                 ax2.legend(fontsize=9)
-            lim = [(s, machine_limit(test, s, mtest, np_, os.cpu_count() or 1)) for s in sizes]
+            lim = [(s, machine_limit(test, s, mtest, np_, ncpu)) for s in sizes]
             lim = [(s, v) for s, v in lim if v]
             if lim:
                 ax.plot([p[0] for p in lim], [p[1] for p in lim], "k--", linewidth=1.3,
@@ -1118,7 +1121,7 @@ def main():
 
     meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "cpu": cpu_model()}
     mach_csv = None
-    if not args.no_machine and any(t in P2P_TESTS or t == "barrier" for t in args.tests):
+    if not args.no_machine and any(t in LIMITED_TESTS for t in args.tests):
         mach_csv, meta["machine_cmd"] = run_machine(args, outdir, builddir)
     for np_ in nps:  # every library at one rank count, then the next count
         if args.rounds == 1:
