@@ -5,6 +5,7 @@
 #ifndef FERRY_COLL_IMPL_H
 #define FERRY_COLL_IMPL_H
 #include "coll/coll.h"
+#include "coll/red_order.h"
 #include "coll/sched.h"
 #include "core/datatype.h"
 #include "core/op.h"
@@ -38,6 +39,11 @@ extern const struct coll_algs coll_algs[FERRY_COLL_KINDS];
  * (only then may a shared-memory segment be created). */
 const struct coll_alg *coll_select(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a,
                                    int blocking);
+/* The combination order of the point-to-point algorithm a reduce or
+ * allreduce call would take without the shared-memory ones, which follow it
+ * (red_order.h); *root: the binomial tree's root. */
+enum red_order coll_red_order(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a,
+                              int blocking, int *root);
 /* The size that keys the choice (see the table format in select.c): bytes per
  * rank, the vector for reductions, this rank's block for gather/scatter; 0
  * for the v forms whose counts differ per rank. */

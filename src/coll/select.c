@@ -413,13 +413,14 @@ static int in_range(long v, long lo, long hi)
     return v >= lo && (hi < 0 || v <= hi);
 }
 
-const struct coll_alg *coll_select(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a,
-                                   int blocking)
+/* with_shm 0: the choice as if the shared-memory algorithms did not exist */
+static const struct coll_alg *select_alg(enum ferry_coll_kind kind, struct ferry_comm *c,
+                                         const struct ferry_coll_args *a, int blocking, int with_shm)
 {
     if (FERRY_UNLIKELY(!ready))
         coll_select_init();
     const struct coll_algs *t = &coll_algs[kind];
-    int shm_no = 0;
+    int shm_no = !with_shm;
     if (forced[kind] && usable(&t->alg[forced[kind] - 1], kind, c, a, blocking, &shm_no))
         return &t->alg[forced[kind] - 1];
     size_t bytes = coll_call_bytes(kind, c, a);
@@ -449,4 +450,30 @@ const struct coll_alg *coll_select(enum ferry_coll_kind kind, struct ferry_comm 
     if (i >= 0 && usable(&t->alg[i], kind, c, a, blocking, &shm_no))
         return &t->alg[i];
     return &t->alg[0];   /* every collective's first algorithm serves every call */
+}
+
+const struct coll_alg *coll_select(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a,
+                                   int blocking)
+{
+    return select_alg(kind, c, a, blocking, 1);
+}
+
+enum red_order coll_red_order(enum ferry_coll_kind kind, struct ferry_comm *c, const struct ferry_coll_args *a,
+                              int blocking, int *root)
+{
+    const char *name = select_alg(kind, c, a, blocking, 0)->name;
+    int commute = !a->op || a->op->commute;
+    *root = 0;
+    if (!strcmp(name, "redscat_allgather") || !strcmp(name, "redscat_gather"))
+        return RED_ORDER_HALVING;
+    if (!strcmp(name, "reduce_bcast"))
+        return RED_ORDER_BINOMIAL;
+    if (!strcmp(name, "binomial")) {
+        *root = commute ? a->root : 0;   /* non-commutative: rooted at 0, which forwards to root */
+        return RED_ORDER_BINOMIAL;
+    }
+    /* recursive doubling; also for the ring and the node-aware algorithms,
+     * whose orders differ per block or per node map (the default rules take
+     * them only where the shared-memory ones do not run) */
+    return RED_ORDER_DOUBLING;
 }

@@ -33,7 +33,10 @@
  *
  * The algorithms are flat: every rank posts its part, readers copy straight
  * into the user's buffers (the reductions reduce from the slots straight into
- * the user's result buffer, in rank order); allreduce of larger vectors is a
+ * the user's result buffer, combining the ranks in the order of the
+ * point-to-point algorithm the call would otherwise take, so that a call
+ * gives the same bits before and after the segment exists: red_order.h);
+ * allreduce of larger vectors is a
  * reduce-scatter (each rank reduces one block of every chunk) plus an
  * allgather. One synchronization step per chunk (two for the large
  * allreduce) matters most when ranks share CPUs.
@@ -114,6 +117,19 @@ struct shm_comm {
     uint64_t safe;     /* every rank's done was >= this when last looked at */
     int may_sleep;     /* oversubscribed: waiters may sleep, publishers must wake */
     char *scratch;     /* 2 * slot bytes of private memory */
+    /* reductions: the order of the point-to-point algorithm the call would
+     * otherwise take (red_order.h). Every tree built is kept until the
+     * segment goes (a nonblocking call in flight holds its own); the last
+     * call's key per kind (reduce, allreduce) finds its tree at once. */
+    struct red_tree **trees;
+    int ntrees;
+    struct red_cache {
+        const struct red_tree *tree;
+        size_t bytes;
+        int root, commute;
+    } red[2];
+    const void **fold_in;   /* n input pointers */
+    char *fold_tmp;         /* the deepest tree's temporaries + one, FOLD_BLOCK bytes each */
     int uses;          /* eligible blocking collectives so far (lazy creation) */
     int failed;        /* creation failed: never retried */
     int attaching;     /* the creation schedule is running (started by a nonblocking call) */
@@ -193,6 +209,11 @@ static void drop(struct shm_comm *m)
     if (m->base)
         munmap(m->base, m->len);
     free(m->scratch);
+    for (int k = 0; k < m->ntrees; k++)
+        free(m->trees[k]);
+    free(m->trees);
+    free(m->fold_in);
+    free(m->fold_tmp);
     free(m);
 }
 
@@ -548,6 +569,7 @@ struct shm_op {
     enum ferry_coll_kind kind;
     struct ferry_coll_args a;
     struct ferry_datatype *unit;   /* reductions */
+    const struct red_tree *tree;   /* ... their order */
     uint64_t seq0;                 /* sequence number of chunk 0 */
     size_t total;                  /* bytes per rank block (reductions: of the vector) */
     size_t chunk;                  /* bytes per chunk (slot space per block) */
@@ -761,27 +783,60 @@ static const char *fold_input(struct shm_op *o, uint64_t s, size_t uoff, const v
     return i == self && own ? (const char *)own : area(o, i, s) + uoff;
 }
 
-/* d = x[0] op (x[1] op ... x[n-1]) over n units, where x[i] is fold_input i. */
+/* d = the reduction of the n inputs (fold_input i) over nu units, in the
+ * order of o->tree. d may be own (an in-place reduction's result buffer). */
 static void fold(struct shm_op *o, uint64_t s, size_t uoff, const void *own, int self, void *d, size_t nu)
 {
     struct shm_comm *m = o->m;
     size_t e = o->unit->size;
-    /* block by block, so that d stays in L1 across the n inputs */
+    /* block by block, so that d and the tree's temporaries stay in L1 */
     size_t bu = FERRY_MAX((size_t)FOLD_BLOCK / e, (size_t)1);
+    const void **in = m->fold_in;
+    char *own_copy = m->fold_tmp + (size_t)o->tree->depth * FOLD_BLOCK;
     for (size_t u0 = 0; u0 < nu; u0 += bu) {
         size_t k = FERRY_MIN(bu, nu - u0), bo = u0 * e;
-        char *db = (char *)d + bo;
-        const char *last = fold_input(o, s, uoff, own, self, m->n - 1) + bo;
-        int i = m->n - 2;
-        if (last != db && i >= 0) {   /* the first two inputs in one pass, not a copy and a pass */
-            ferry_op_apply3(o->a.op, fold_input(o, s, uoff, own, self, i) + bo, last, db, k, o->unit);
-            i--;
-        } else if (last != db) {
-            memcpy(db, last, k * e);
+        for (int i = 0; i < m->n; i++)
+            in[i] = fold_input(o, s, uoff, own, self, i) + bo;
+        if (own == d) {   /* the tree reads own after writing d */
+            memcpy(own_copy, (const char *)own + bo, k * e);
+            in[self] = own_copy;
         }
-        for (; i >= 0; i--)
-            ferry_op_apply(o->a.op, fold_input(o, s, uoff, own, self, i) + bo, db, k, o->unit);
+        red_tree_eval(o->tree, in, (char *)d + bo, k, o->a.op, o->unit, m->fold_tmp);
     }
+}
+
+/* The tree of this reduce or allreduce call. */
+static const struct red_tree *red_tree_of(struct shm_comm *m, enum ferry_coll_kind kind, const struct ferry_coll_args *a)
+{
+    struct red_cache *rc = &m->red[kind == FERRY_COLL_ALLREDUCE];
+    size_t bytes = coll_call_bytes(kind, m->comm, a);
+    int root = kind == FERRY_COLL_REDUCE ? a->root : 0, commute = a->op->commute;
+    if (rc->tree && rc->bytes == bytes && rc->root == root && rc->commute == commute)
+        return rc->tree;
+    int troot;
+    enum red_order order = coll_red_order(kind, m->comm, a, !m->nb, &troot);
+    const struct red_tree *t = NULL;
+    for (int k = 0; k < m->ntrees && !t; k++)
+        if (m->trees[k]->order == order && m->trees[k]->root_rank == troot)
+            t = m->trees[k];
+    if (!t) {
+        struct red_tree *nt = red_tree_new(order, m->n, troot);
+        m->trees = ferry_xrealloc(m->trees, (size_t)(m->ntrees + 1) * sizeof *m->trees);
+        m->trees[m->ntrees++] = nt;
+        int depth = 0;
+        for (int k = 0; k < m->ntrees; k++)
+            depth = FERRY_MAX(depth, m->trees[k]->depth);
+        free(m->fold_tmp);   /* used only inside one fold, never across steps */
+        m->fold_tmp = ferry_xmalloc((size_t)(depth + 1) * FOLD_BLOCK);
+        if (!m->fold_in)
+            m->fold_in = ferry_xcalloc((size_t)m->n, sizeof *m->fold_in);
+        t = nt;
+    }
+    rc->tree = t;
+    rc->bytes = bytes;
+    rc->root = root;
+    rc->commute = commute;
+    return t;
 }
 
 static int reduce_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
@@ -799,15 +854,14 @@ static int reduce_step(struct shm_op *o, uint64_t s, size_t off, size_t len)
     for (; o->idx < m->n; o->idx++)
         if (o->idx != root && get(arrive(m, o->idx, s)) < s)
             return 0;
-    /* own input: in place it is the result buffer, which the fold overwrites
-     * first unless this is the last rank */
+    /* own input: in place it is the result buffer (fold copies it aside) */
     const void *own;
     int in_place = a->sbuf == MPI_IN_PLACE, contig = ferry_dt_is_contig(a->rdt, a->rcount);
     void *d = contig ? (char *)ferry_dt_contig_ptr(a->rdt, a->rbuf) + off : m->scratch;
     if (!in_place && contig) {
         own = ferry_dt_contig_ptr(a->rdt, a->sbuf) + off;
-    } else if (in_place && contig && root == m->n - 1) {
-        own = d;   /* the fold starts from it */
+    } else if (in_place && contig) {
+        own = d;
     } else {
         get_bytes(contrib(a), a->rcount, a->rdt, off, m->scratch + m->step, len);
         own = m->scratch + m->step;
@@ -1050,6 +1104,7 @@ static void op_init(struct shm_op *o, struct shm_comm *m, enum ferry_coll_kind k
     case FERRY_COLL_REDUCE:
     case FERRY_COLL_ALLREDUCE: {
         o->unit = red_unit(a);
+        o->tree = red_tree_of(m, kind, a);
         size_t e = o->unit->size;
         o->total = ferry_dt_bytes(a->rdt, a->rcount);
         o->chunk = sl / e * e;

@@ -10,8 +10,8 @@ BUILD=${1:-/tmp/ferry-coll-mpich}
 NPS=${2:-"1 2 3 4 5 6 7 8"}
 mkdir -p "$BUILD"
 fail=0
-for p in coll_ops coll_reduce coll_move coll_nbc coll_inter coll_neighbor; do
-    mpicc.mpich -O2 -g -std=gnu11 -Wall -Wno-stringop-overflow -I"$HERE/.." "$HERE/$p.c" -o "$BUILD/$p" || { fail=1; continue; }
+for p in coll_ops coll_reduce coll_move coll_nbc coll_inter coll_neighbor coll_repro; do
+    mpicc.mpich -O2 -g -std=gnu11 -Wall -Wno-stringop-overflow -I"$HERE/.." "$HERE/$p.c" -o "$BUILD/$p" -lm || { fail=1; continue; }
     for np in $NPS; do
         if out=$(timeout 300 mpirun.mpich -n "$np" "$BUILD/$p" 2>&1) && ! grep -q "FAIL \[rank" <<<"$out"; then
             echo "PASS $p np=$np"
