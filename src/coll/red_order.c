@@ -97,11 +97,13 @@ static void eval_into(const struct eval *e, int v, void *dst, int level)
     int l_inner = e->t->node[x->left].left >= 0, r_inner = e->t->node[x->right].left >= 0;
     if (r_inner)
         eval_into(e, x->right, dst, level);
-    const void *lv = e->in[x->left];
+    const void *lv;
     if (l_inner) {
         char *buf = e->tmp + (size_t)level * e->tbytes;
         eval_into(e, x->left, buf, level + 1);
         lv = buf;
+    } else {
+        lv = e->in[x->left];
     }
     if (r_inner)
         ferry_op_apply(e->op, lv, dst, e->nu, e->unit);                     /* dst = left op dst */
