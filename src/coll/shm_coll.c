@@ -129,7 +129,8 @@ struct shm_comm {
         int root, commute;
     } red[2];
     const void **fold_in;   /* n input pointers */
-    char *fold_tmp;         /* the deepest tree's temporaries + one, FOLD_BLOCK bytes each */
+    char *fold_tmp;         /* fold_blocks blocks of FOLD_BLOCK bytes: the deepest tree's */
+    int fold_blocks;        /* temporaries, and a copy of an in-place input */
     int uses;          /* eligible blocking collectives so far (lazy creation) */
     int failed;        /* creation failed: never retried */
     int attaching;     /* the creation schedule is running (started by a nonblocking call) */
@@ -346,6 +347,7 @@ static int attach_finish(struct ferry_sched *s, struct sched_step *st)
     }
     m->may_sleep = ferry_rt.oversubscribed;
     m->scratch = ferry_xmalloc(2 * m->step);
+    m->fold_in = ferry_xcalloc((size_t)m->n, sizeof *m->fold_in);
     ferry_log(2, "coll: shared-memory segment for communicator %u (%d ranks, %zu KiB)", (unsigned)s->comm->ctx,
               m->n, m->len >> 10);
     return 1;
@@ -823,13 +825,11 @@ static const struct red_tree *red_tree_of(struct shm_comm *m, enum ferry_coll_ki
         struct red_tree *nt = red_tree_new(order, m->n, troot);
         m->trees = ferry_xrealloc(m->trees, (size_t)(m->ntrees + 1) * sizeof *m->trees);
         m->trees[m->ntrees++] = nt;
-        int depth = 0;
-        for (int k = 0; k < m->ntrees; k++)
-            depth = FERRY_MAX(depth, m->trees[k]->depth);
-        free(m->fold_tmp);   /* used only inside one fold, never across steps */
-        m->fold_tmp = ferry_xmalloc((size_t)(depth + 1) * FOLD_BLOCK);
-        if (!m->fold_in)
-            m->fold_in = ferry_xcalloc((size_t)m->n, sizeof *m->fold_in);
+        if (nt->depth + 1 > m->fold_blocks) {
+            free(m->fold_tmp);   /* used only inside one fold, never across steps */
+            m->fold_blocks = nt->depth + 1;
+            m->fold_tmp = ferry_xmalloc((size_t)m->fold_blocks * FOLD_BLOCK);
+        }
         t = nt;
     }
     rc->tree = t;
